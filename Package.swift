@@ -1,0 +1,101 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Switchboard", targets: ["Switchboard"]),
+        .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
+        .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
+        .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
+    ],
+    traits: [
+        .trait(
+            name: "SwiftConfiguration",
+            description: "Reads the transport selection through swift-configuration's ConfigReader (needs macOS 15 / iOS 18)."
+        ),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+    ],
+    targets: [
+        .target(
+            name: "SwitchboardCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Switchboard",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SwitchboardTesting",
+            dependencies: [
+                "SwitchboardCore",
+                "Switchboard",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SwitchboardConfiguration",
+            dependencies: [
+                "Switchboard",
+                .product(
+                    name: "Configuration",
+                    package: "swift-configuration",
+                    condition: .when(traits: ["SwiftConfiguration"])
+                ),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardCoreTests",
+            dependencies: ["SwitchboardCore", "SwitchboardTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardTests",
+            dependencies: [
+                "Switchboard", "SwitchboardCore", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardTestingTests",
+            dependencies: ["SwitchboardTesting", "SwitchboardCore", "Switchboard"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardConfigurationTests",
+            dependencies: [
+                "SwitchboardConfiguration", "Switchboard",
+                .product(
+                    name: "Configuration",
+                    package: "swift-configuration",
+                    condition: .when(traits: ["SwiftConfiguration"])
+                ),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

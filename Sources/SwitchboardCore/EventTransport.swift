@@ -1,0 +1,163 @@
+/// The one abstraction both transports implement.
+///
+/// A transport owns one logical connection at a time. Its owner drives it with commands
+/// (``connect(as:)``, ``subscribe(_:)``, ``unsubscribe(_:)``, ``disconnect()``,
+/// ``shutDown()``), which only enqueue work and return at once, and observes it through
+/// ``events``, the single ordered sequence of everything that happens: connection-state changes,
+/// subscription acknowledgements and rejections, received envelopes and non-fatal errors.
+/// The work itself happens inside ``run()``, which the owner runs in its own task (structured
+/// concurrency; a transport never starts unstructured tasks of its own).
+///
+/// ## Contract
+/// - ``run()`` returns after ``shutDown()`` or when its task is cancelled. It throws only
+///   ``SwitchboardError/Code/shutDown`` when called a second time.
+/// - Subscriptions are held until unsubscribed. After any reconnect the transport subscribes
+///   every held subscription again (with fresh wire ids) and reports
+///   ``TransportEvent/subscriptionEstablished(_:)`` only once the server acknowledged it.
+/// - A rejected subscription ends only that subscription
+///   (``TransportEvent/subscriptionFailed(_:_:)`` with ``SwitchboardError/Code/subscriptionRejected``).
+/// - ``connect(as:)`` with a new identity replaces the connection; tokens are fetched fresh
+///   from the identity's ``TokenProvider`` for every connect.
+/// - An authentication failure at connect refreshes the token once, then reports
+///   ``ConnectionState/disconnected(_:)`` with ``SwitchboardError/Code/sessionExpired`` and
+///   stops instead of looping.
+/// - ``disconnect()`` closes the connection and cancels any pending reconnect.
+///
+/// Errors reported through ``events``: ``SwitchboardError/Code/sessionExpired``,
+/// ``SwitchboardError/Code/network``, ``SwitchboardError/Code/timeout``,
+/// ``SwitchboardError/Code/subscriptionRejected``, ``SwitchboardError/Code/protocolViolation``.
+/// ``subscribe(_:)`` throws ``SwitchboardError/Code/invalidChannel`` for a target that breaks the
+/// naming rules, ``SwitchboardError/Code/invalidConfiguration`` for a target of the other
+/// transport, and ``SwitchboardError/Code/shutDown`` after shutdown.
+public protocol EventTransport: Sendable {
+    /// Which protocol this transport speaks.
+    var kind: TransportKind { get }
+
+    /// Everything the transport reports, in order. Iterate it from one task only.
+    var events: TransportEvents { get }
+
+    /// Runs the transport until ``shutDown()`` or cancellation.
+    func run() async throws
+
+    /// Connects as `identity`, replacing any current connection and identity.
+    /// - Parameter identity: Who connects, and how to get a fresh token.
+    func connect(as identity: TransportIdentity)
+
+    /// Closes the connection and cancels any pending reconnect. Held subscriptions stay held
+    /// and are sent again on the next ``connect(as:)``.
+    func disconnect()
+
+    /// Adds a subscription. It is sent once connected, and again after every reconnect.
+    /// - Parameter request: What to subscribe to, under the owner's key.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel``,
+    ///   ``SwitchboardError/Code/invalidConfiguration`` or ``SwitchboardError/Code/shutDown``.
+    func subscribe(_ request: SubscriptionRequest) throws
+
+    /// Removes a subscription. The wire `unsubscribe` waits until the subscribe was acknowledged.
+    /// - Parameter key: The owner's key; unknown keys are ignored.
+    func unsubscribe(_ key: SubscriptionKey)
+
+    /// Closes everything for good and makes ``run()`` return. ``events`` finishes.
+    func shutDown()
+}
+
+/// Something that happened in a transport.
+public enum TransportEvent: Sendable, Equatable {
+    /// The connection state changed.
+    case connectionStateChanged(ConnectionState)
+    /// The server acknowledged the subscription (again, after a reconnect).
+    case subscriptionEstablished(SubscriptionKey)
+    /// The server rejected the subscription. The transport no longer holds it.
+    case subscriptionFailed(SubscriptionKey, SwitchboardError)
+    /// An event arrived.
+    case received(EventEnvelope)
+    /// A problem that did not end the transport: a malformed frame, a keep-alive timeout before a
+    /// reconnect, a delivery error reported by the server.
+    case error(SwitchboardError)
+}
+
+/// The ordered sequence of a transport's events. It has one consumer.
+public struct TransportEvents: AsyncSequence, Sendable {
+    public typealias Element = TransportEvent
+    public typealias Failure = Never
+
+    private let stream: AsyncStream<TransportEvent>
+
+    /// Feeds a ``TransportEvents`` sequence; transports keep it and yield into it.
+    public struct Continuation: Sendable {
+        fileprivate let continuation: AsyncStream<TransportEvent>.Continuation
+
+        /// Appends an event.
+        public func yield(_ event: TransportEvent) { continuation.yield(event) }
+
+        /// Ends the sequence.
+        public func finish() { continuation.finish() }
+    }
+
+    /// Makes a sequence and the continuation that feeds it.
+    public static func makeStream() -> (events: TransportEvents, continuation: Continuation) {
+        let (stream, continuation) = AsyncStream<TransportEvent>.makeStream()
+        return (TransportEvents(stream: stream), Continuation(continuation: continuation))
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate var base: AsyncStream<TransportEvent>.AsyncIterator
+        public mutating func next() async -> TransportEvent? { await base.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+}
+
+/// Why a transport asks for a token.
+public enum TokenRequestReason: Sendable, Hashable {
+    /// For a new connection.
+    case connect
+    /// The server rejected the previous token; this is the one retry.
+    case refreshAfterRejection
+    /// To authorize one subscribe message.
+    case subscribe
+    /// To authorize one publish.
+    case publish
+}
+
+/// Supplies a fresh token each time a transport needs one. Tokens are never cached by transports.
+public struct TokenProvider: Sendable {
+    private let fetch: @Sendable (TokenRequestReason) async throws -> String
+
+    /// Creates a provider from a closure.
+    /// - Parameter fetch: Returns a current token; it may refresh one when the reason is
+    ///   ``TokenRequestReason/refreshAfterRejection``.
+    public init(_ fetch: @escaping @Sendable (TokenRequestReason) async throws -> String) {
+        self.fetch = fetch
+    }
+
+    /// A provider that always returns the same token (API keys, tests).
+    public static func constant(_ token: String) -> TokenProvider { TokenProvider { _ in token } }
+
+    /// Fetches a token.
+    /// - Parameter reason: Why the token is needed.
+    public func token(for reason: TokenRequestReason) async throws -> String { try await fetch(reason) }
+}
+
+/// Who a transport connects as.
+public struct TransportIdentity: Sendable, CustomStringConvertible {
+    /// The signed-in user's id; it appears in channel paths and GraphQL variables.
+    public var userId: String
+    /// The user's organization id.
+    public var orgId: String
+    /// Where tokens come from.
+    public var tokens: TokenProvider
+
+    /// Creates an identity.
+    /// - Parameters:
+    ///   - userId: The user's id.
+    ///   - orgId: The user's organization id.
+    ///   - tokens: The token source.
+    public init(userId: String, orgId: String, tokens: TokenProvider) {
+        self.userId = userId
+        self.orgId = orgId
+        self.tokens = tokens
+    }
+
+    public var description: String { "TransportIdentity(userId: \(userId), orgId: \(orgId))" }
+}

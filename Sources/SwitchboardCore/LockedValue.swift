@@ -1,0 +1,16 @@
+import Foundation
+
+/// A value behind a lock, for small shared state. Closures passed to ``withLock(_:)`` must not
+/// suspend, call out to user code, or resume continuations.
+package final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    package init(_ value: Value) { self.value = value }
+
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

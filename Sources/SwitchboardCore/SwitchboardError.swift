@@ -1,0 +1,85 @@
+/// The one error type every Switchboard API throws or reports.
+///
+/// Match on ``code`` (stable across releases); ``message`` is for people and may change.
+/// New codes may be added in minor releases, so a `switch` over codes needs a `default`.
+///
+/// | code | when |
+/// |---|---|
+/// | ``Code/sessionExpired`` | the server rejected the credentials, also after one token refresh |
+/// | ``Code/network`` | the socket failed, closed unexpectedly or could not connect |
+/// | ``Code/timeout`` | a connect, handshake, acknowledgement or keep-alive deadline passed |
+/// | ``Code/subscriptionRejected`` | the server refused one subscription; others are unaffected |
+/// | ``Code/publishRejected`` | the server refused a publish, in whole or in part |
+/// | ``Code/protocolViolation`` | a frame broke the wire protocol (malformed JSON, unknown type, bad field) |
+/// | ``Code/invalidChannel`` | a channel or id breaks the AppSync Events naming rules |
+/// | ``Code/invalidConfiguration`` | a configuration value is missing or not one of the allowed values |
+/// | ``Code/decodingFailed`` | an event payload could not be decoded into its typed model |
+/// | ``Code/shutDown`` | the component was shut down before or while the call ran |
+public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable error category.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Wrapped: String, Hashable, Sendable {
+            case sessionExpired, network, timeout, subscriptionRejected, publishRejected
+            case protocolViolation, invalidChannel, invalidConfiguration, decodingFailed, shutDown
+        }
+
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// Authentication failed and could not be recovered by refreshing the token once.
+        public static let sessionExpired = Code(.sessionExpired)
+        /// A socket failure: connect refused, connection reset, unexpected close.
+        public static let network = Code(.network)
+        /// A deadline passed: connect, handshake, acknowledgement or keep-alive.
+        public static let timeout = Code(.timeout)
+        /// The server rejected a subscription; the message carries the server's words.
+        public static let subscriptionRejected = Code(.subscriptionRejected)
+        /// The server rejected a publish.
+        public static let publishRejected = Code(.publishRejected)
+        /// A frame broke the protocol.
+        public static let protocolViolation = Code(.protocolViolation)
+        /// A channel path or an id is invalid.
+        public static let invalidChannel = Code(.invalidChannel)
+        /// A configuration value is missing or invalid.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// A payload could not be decoded into its typed model.
+        public static let decodingFailed = Code(.decodingFailed)
+        /// The component has been shut down.
+        public static let shutDown = Code(.shutDown)
+
+        /// The code's stable name, such as `sessionExpired`.
+        public var description: String { wrapped.rawValue }
+    }
+
+    /// The stable category of the error.
+    public var code: Code
+    /// A human-readable explanation. Never contains credentials.
+    public var message: String
+    /// The underlying error, if one caused this.
+    public var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The stable category.
+    ///   - message: A human-readable explanation; never put a token or key in it.
+    ///   - cause: The underlying error, if any.
+    public init(code: Code, message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        if let cause {
+            return "SwitchboardError.\(code): \(message) (cause: \(cause))"
+        }
+        return "SwitchboardError.\(code): \(message)"
+    }
+}
+
+extension SwitchboardError: Equatable {
+    /// Two errors are equal when their codes and messages are; the cause is not compared.
+    public static func == (lhs: SwitchboardError, rhs: SwitchboardError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+}

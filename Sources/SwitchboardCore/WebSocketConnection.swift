@@ -1,0 +1,139 @@
+import Foundation
+
+/// A text or binary WebSocket message.
+public enum WebSocketMessage: Hashable, Sendable {
+    case text(String)
+    case binary(Data)
+}
+
+/// A WebSocket close code (RFC 6455 §7.4).
+public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// 1000: the purpose of the connection was fulfilled.
+    public static let normalClosure = WebSocketCloseCode(1000)
+    /// 1001: the endpoint is going away.
+    public static let goingAway = WebSocketCloseCode(1001)
+    /// 1002: protocol error.
+    public static let protocolError = WebSocketCloseCode(1002)
+    /// 1006: the connection dropped without a close frame (never sent on the wire).
+    public static let abnormalClosure = WebSocketCloseCode(1006)
+    /// 1008: policy violation.
+    public static let policyViolation = WebSocketCloseCode(1008)
+    /// 1011: the server hit an unexpected condition.
+    public static let internalError = WebSocketCloseCode(1011)
+
+    public var description: String { String(rawValue) }
+}
+
+/// The close frame a peer sent, or the synthetic one for a dropped connection.
+public struct WebSocketClose: Hashable, Sendable {
+    /// The close code.
+    public var code: WebSocketCloseCode
+    /// The reason text, possibly empty.
+    public var reason: String
+
+    /// Creates a close description.
+    public init(code: WebSocketCloseCode, reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+}
+
+/// Something that arrived on a WebSocket.
+public enum WebSocketInboundEvent: Hashable, Sendable {
+    /// A complete (reassembled) message.
+    case message(WebSocketMessage)
+    /// The peer closed the connection; nothing follows.
+    case closed(WebSocketClose)
+}
+
+/// The inbound side of a ``WebSocketConnection``. It has one consumer. It ends after
+/// ``WebSocketInboundEvent/closed(_:)``, and throws when the socket fails without a close frame.
+public struct WebSocketInbound: AsyncSequence, Sendable {
+    public typealias Element = WebSocketInboundEvent
+
+    private let stream: AsyncThrowingStream<WebSocketInboundEvent, any Error>
+
+    /// Feeds a ``WebSocketInbound`` sequence.
+    public struct Continuation: Sendable {
+        fileprivate let continuation: AsyncThrowingStream<WebSocketInboundEvent, any Error>.Continuation
+
+        /// Appends an event.
+        public func yield(_ event: WebSocketInboundEvent) { continuation.yield(event) }
+
+        /// Ends the sequence, with an error if the socket failed.
+        public func finish(throwing error: (any Error)? = nil) { continuation.finish(throwing: error) }
+    }
+
+    /// Makes a sequence and the continuation that feeds it.
+    public static func makeStream() -> (inbound: WebSocketInbound, continuation: Continuation) {
+        let (stream, continuation) = AsyncThrowingStream<WebSocketInboundEvent, any Error>.makeStream()
+        return (WebSocketInbound(stream: stream), Continuation(continuation: continuation))
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate var base: AsyncThrowingStream<WebSocketInboundEvent, any Error>.AsyncIterator
+        public mutating func next() async throws -> WebSocketInboundEvent? { try await base.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+}
+
+/// What to open: URL, subprotocols offered and extra upgrade headers.
+public struct WebSocketRequest: Sendable, CustomStringConvertible {
+    /// A `ws` or `wss` URL.
+    public var url: URL
+    /// Subprotocols offered, in order of preference. The server picks one.
+    public var subprotocols: [String]
+    /// Extra headers for the upgrade request.
+    public var headers: [(name: String, value: String)]
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: A `ws` or `wss` URL.
+    ///   - subprotocols: Subprotocols offered, in order of preference.
+    ///   - headers: Extra upgrade headers.
+    public init(url: URL, subprotocols: [String] = [], headers: [(name: String, value: String)] = []) {
+        self.url = url
+        self.subprotocols = subprotocols
+        self.headers = headers
+    }
+
+    /// Describes the request without header values or subprotocols, which may carry credentials.
+    public var description: String {
+        "WebSocketRequest(\(url.scheme ?? "?")://\(url.host ?? "?")\(url.path), \(subprotocols.count) subprotocols, \(headers.count) headers)"
+    }
+}
+
+/// The socket seam: one open, upgraded WebSocket. One-shot: once closed it is never reused;
+/// reconnecting opens a new connection.
+///
+/// The engine behind it masks client frames, answers pings and reassembles fragments.
+public protocol WebSocketConnection: Sendable {
+    /// The subprotocol the server selected, if any.
+    var subprotocol: String? { get }
+    /// What arrives on the socket.
+    var inbound: WebSocketInbound { get }
+    /// Sends a message.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` if the socket is closed.
+    func send(_ message: WebSocketMessage) async throws
+    /// Starts the close handshake and releases the socket. Never throws; closing twice is harmless.
+    /// - Parameters:
+    ///   - code: The close code to send.
+    ///   - reason: The close reason to send.
+    func close(code: WebSocketCloseCode, reason: String) async
+}
+
+/// Opens ``WebSocketConnection``s.
+public protocol WebSocketConnector: Sendable {
+    /// Opens and upgrades a connection.
+    /// - Parameter request: What to open.
+    /// - Returns: The open connection.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` (refused, reset, non-101
+    ///   answer), ``SwitchboardError/Code/timeout`` (connect or upgrade deadline) or
+    ///   ``SwitchboardError/Code/sessionExpired`` (401/403 answer).
+    func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection
+}
