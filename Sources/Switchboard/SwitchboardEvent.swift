@@ -1,5 +1,5 @@
 import Foundation
-@_exported import SwitchboardCore
+import SwitchboardCore
 
 /// The broad group an event belongs to; ``EventBroker`` can subscribe to a whole category.
 public enum EventCategory: String, Sendable, Hashable, CaseIterable {

@@ -1,0 +1,143 @@
+import Metrics
+import SwitchboardCore
+
+extension EventBroker {
+    /// A snapshot of what the broker has done since it was created.
+    ///
+    /// Published counts and dispatch times cover delivered publishes only; events held back for
+    /// later delivery are counted when they are delivered.
+    public struct MetricsReport: Sendable, Hashable {
+        /// Published events per ``SwitchboardEvent/eventName``.
+        public var publishedCounts: [String: Int]
+        /// How many publishes were dispatched.
+        public var dispatchCount: Int
+        /// The time spent dispatching, summed over all publishes.
+        public var totalDispatchTime: Duration
+        /// The longest single dispatch.
+        public var maxDispatchTime: Duration
+        /// Current type subscribers (handlers and streams) per ``SwitchboardEvent/eventName``.
+        public var subscriberCounts: [String: Int]
+        /// Current category subscribers (handlers and streams) per category.
+        public var categorySubscriberCounts: [EventCategory: Int]
+        /// How many dead letters were recorded, including those since evicted from the queue.
+        public var deadLetterCount: Int
+        /// Events dropped by full stream buffers, per ``SwitchboardEvent/eventName``.
+        public var droppedCounts: [String: Int]
+
+        /// All published events.
+        public var publishedCount: Int { publishedCounts.values.reduce(0, +) }
+        /// All current subscribers.
+        public var subscriberCount: Int {
+            subscriberCounts.values.reduce(0, +) + categorySubscriberCounts.values.reduce(0, +)
+        }
+        /// All dropped events.
+        public var droppedCount: Int { droppedCounts.values.reduce(0, +) }
+        /// The mean dispatch time; zero before the first publish.
+        public var meanDispatchTime: Duration {
+            dispatchCount == 0 ? .zero : totalDispatchTime / dispatchCount
+        }
+    }
+
+    /// Returns a snapshot of the broker's counters.
+    public func metricsReport() -> MetricsReport {
+        state.withLock { state in
+            var byEvent: [String: Int] = [:]
+            var byCategory: [EventCategory: Int] = [:]
+            for scope in state.scopes.values {
+                switch scope {
+                case .event(_, let name): byEvent[name, default: 0] += 1
+                case .category(let category): byCategory[category, default: 0] += 1
+                }
+            }
+            return MetricsReport(
+                publishedCounts: state.stats.published,
+                dispatchCount: state.stats.dispatchCount,
+                totalDispatchTime: state.stats.totalDispatchTime,
+                maxDispatchTime: state.stats.maxDispatchTime,
+                subscriberCounts: byEvent,
+                categorySubscriberCounts: byCategory,
+                deadLetterCount: state.stats.deadLetters,
+                droppedCounts: state.stats.dropped
+            )
+        }
+    }
+}
+
+/// The in-process counters behind ``EventBroker/MetricsReport``.
+struct BrokerStats {
+    var published: [String: Int] = [:]
+    var dispatchCount = 0
+    var totalDispatchTime: Duration = .zero
+    var maxDispatchTime: Duration = .zero
+    var deadLetters = 0
+    var dropped: [String: Int] = [:]
+
+    mutating func recordDispatch(_ elapsed: Duration) {
+        dispatchCount += 1
+        totalDispatchTime += elapsed
+        maxDispatchTime = max(maxDispatchTime, elapsed)
+    }
+}
+
+/// The broker's swift-metrics instruments, created lazily per event name and cached.
+///
+/// Names (with the default prefix): counters `switchboard.broker.published`,
+/// `switchboard.broker.dead_letters` and `switchboard.broker.dropped`, and timer
+/// `switchboard.broker.dispatch`, all with dimension `event`; gauge `switchboard.broker.subscribers`.
+struct BrokerMetrics: Sendable {
+    private struct Key: Hashable {
+        var label: String
+        var event: String
+    }
+
+    private let factory: any MetricsFactory
+    private let prefix: String
+    private let subscribers: Gauge
+    private let counters = LockedValue<[Key: Counter]>([:])
+    private let timers = LockedValue<[String: CoreMetrics.Timer]>([:])
+
+    init(factory: any MetricsFactory, prefix: String) {
+        self.factory = factory
+        self.prefix = prefix
+        self.subscribers = Gauge(label: "\(prefix).subscribers", factory: factory)
+    }
+
+    func recordPublished(_ eventName: String, dispatchTime: Duration) {
+        counter("published", eventName).increment()
+        timer(eventName).record(duration: dispatchTime)
+    }
+
+    func recordDeadLetter(_ eventName: String) {
+        counter("dead_letters", eventName).increment()
+    }
+
+    func recordDropped(_ eventName: String) {
+        counter("dropped", eventName).increment()
+    }
+
+    func recordSubscriberCount(_ count: Int) {
+        subscribers.record(count)
+    }
+
+    private func counter(_ name: String, _ eventName: String) -> Counter {
+        let key = Key(label: "\(prefix).\(name)", event: eventName)
+        if let cached = counters.withLock({ $0[key] }) { return cached }
+        // Made outside the lock: the factory is someone else's code.
+        let made = Counter(label: key.label, dimensions: [("event", eventName)], factory: factory)
+        return counters.withLock { cache in
+            if let cached = cache[key] { return cached }
+            cache[key] = made
+            return made
+        }
+    }
+
+    private func timer(_ eventName: String) -> CoreMetrics.Timer {
+        if let cached = timers.withLock({ $0[eventName] }) { return cached }
+        let made = CoreMetrics.Timer(label: "\(prefix).dispatch", dimensions: [("event", eventName)], factory: factory)
+        return timers.withLock { cache in
+            if let cached = cache[eventName] { return cached }
+            cache[eventName] = made
+            return made
+        }
+    }
+}

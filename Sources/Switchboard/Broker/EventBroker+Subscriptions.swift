@@ -1,0 +1,181 @@
+import SwitchboardCore
+
+extension EventBroker {
+    /// Calls `handler` for every published event of type `E`.
+    ///
+    /// Keep the returned token alive: the subscription ends when it is cancelled or released.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - priority: When the handler is called relative to other subscribers of the same event.
+    ///   - replay: Before returning, deliver the last `replay` records of type `E` from
+    ///     ``history`` that pass `filter`, oldest first; live events follow with no gap or repeat.
+    ///   - filter: Called before the handler, outside the broker's lock; the handler only sees
+    ///     records for which it returns true.
+    ///   - handler: Called on the publishing thread. If it throws, the event and the error go to
+    ///     ``deadLetters`` and the other subscribers still get the event.
+    /// - Returns: The subscription's token.
+    public func subscribe<E: SwitchboardEvent>(
+        _ type: E.Type,
+        priority: EventPriority = .normal,
+        replay: Int = 0,
+        where filter: (@Sendable (EventRecord<E>) -> Bool)? = nil,
+        handler: @escaping @Sendable (EventRecord<E>) throws -> Void
+    ) -> EventSubscription {
+        let id = state.withLock { $0.makeSubscriberID() }
+        register(
+            id: id,
+            priority: priority,
+            scope: .event(E.self),
+            replay: replay,
+            accepts: Self.typedFilter(E.self, filter),
+            receive: { record in
+                guard let typed = record.record(as: E.self) else { return .delivered }
+                return Self.call(handler, with: typed)
+            }
+        )
+        return EventSubscription(broker: self, id: id)
+    }
+
+    /// Calls `handler` for every published event whose type belongs to `category`.
+    ///
+    /// Keep the returned token alive: the subscription ends when it is cancelled or released.
+    /// - Parameters:
+    ///   - category: The category.
+    ///   - priority: When the handler is called relative to other subscribers of the same event.
+    ///   - replay: Before returning, deliver the last `replay` records of the category from
+    ///     ``history`` that pass `filter`, oldest first; live events follow with no gap or repeat.
+    ///   - filter: Called before the handler, outside the broker's lock; the handler only sees
+    ///     records for which it returns true.
+    ///   - handler: Called on the publishing thread. If it throws, the event and the error go to
+    ///     ``deadLetters`` and the other subscribers still get the event.
+    /// - Returns: The subscription's token.
+    public func subscribe(
+        category: EventCategory,
+        priority: EventPriority = .normal,
+        replay: Int = 0,
+        where filter: (@Sendable (AnyEventRecord) -> Bool)? = nil,
+        handler: @escaping @Sendable (AnyEventRecord) throws -> Void
+    ) -> EventSubscription {
+        let id = state.withLock { $0.makeSubscriberID() }
+        register(
+            id: id,
+            priority: priority,
+            scope: .category(category),
+            replay: replay,
+            accepts: { record in filter?(record) ?? true },
+            receive: { record in Self.call(handler, with: record) }
+        )
+        return EventSubscription(broker: self, id: id)
+    }
+
+    /// Returns a new stream of every published event of type `E`.
+    ///
+    /// Each call returns an independent stream with its own buffer. The subscription is removed
+    /// when the consumer stops: its task is cancelled, or the stream and its iterator are released.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - priority: When the stream is fed relative to other subscribers of the same event.
+    ///   - replay: Put the last `replay` matching records from ``history`` in the stream first;
+    ///     live events follow with no gap or repeat.
+    ///   - filter: Only records for which it returns true enter the stream.
+    ///   - bufferingPolicy: What to do when the consumer falls behind; drops are counted.
+    /// - Returns: The stream.
+    public func events<E: SwitchboardEvent>(
+        of type: E.Type,
+        priority: EventPriority = .normal,
+        replay: Int = 0,
+        where filter: (@Sendable (EventRecord<E>) -> Bool)? = nil,
+        bufferingPolicy: EventStreamBufferingPolicy = .unbounded
+    ) -> EventStream<EventRecord<E>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: EventRecord<E>.self,
+            bufferingPolicy: bufferingPolicy.streamPolicy(of: EventRecord<E>.self)
+        )
+        let id = state.withLock { $0.makeSubscriberID() }
+        continuation.onTermination = { _ in self.removeSubscriber(id) }
+        register(
+            id: id,
+            priority: priority,
+            scope: .event(E.self),
+            replay: replay,
+            accepts: Self.typedFilter(E.self, filter),
+            receive: { record in
+                guard let typed = record.record(as: E.self) else { return .delivered }
+                return Self.outcome(of: continuation.yield(typed)) { _ in E.eventName }
+            }
+        )
+        return EventStream(stream)
+    }
+
+    /// Returns a new stream of every published event whose type belongs to `category`.
+    ///
+    /// Each call returns an independent stream with its own buffer. The subscription is removed
+    /// when the consumer stops: its task is cancelled, or the stream and its iterator are released.
+    /// - Parameters:
+    ///   - category: The category.
+    ///   - priority: When the stream is fed relative to other subscribers of the same event.
+    ///   - replay: Put the last `replay` matching records from ``history`` in the stream first;
+    ///     live events follow with no gap or repeat.
+    ///   - filter: Only records for which it returns true enter the stream.
+    ///   - bufferingPolicy: What to do when the consumer falls behind; drops are counted.
+    /// - Returns: The stream.
+    public func events(
+        in category: EventCategory,
+        priority: EventPriority = .normal,
+        replay: Int = 0,
+        where filter: (@Sendable (AnyEventRecord) -> Bool)? = nil,
+        bufferingPolicy: EventStreamBufferingPolicy = .unbounded
+    ) -> EventStream<AnyEventRecord> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: AnyEventRecord.self,
+            bufferingPolicy: bufferingPolicy.streamPolicy(of: AnyEventRecord.self)
+        )
+        let id = state.withLock { $0.makeSubscriberID() }
+        continuation.onTermination = { _ in self.removeSubscriber(id) }
+        register(
+            id: id,
+            priority: priority,
+            scope: .category(category),
+            replay: replay,
+            accepts: { record in filter?(record) ?? true },
+            receive: { record in
+                Self.outcome(of: continuation.yield(record)) { dropped in dropped.eventName }
+            }
+        )
+        return EventStream(stream)
+    }
+
+    private static func typedFilter<E: SwitchboardEvent>(
+        _ type: E.Type,
+        _ filter: (@Sendable (EventRecord<E>) -> Bool)?
+    ) -> @Sendable (AnyEventRecord) -> Bool {
+        { record in
+            guard let typed = record.record(as: E.self) else { return false }
+            return filter?(typed) ?? true
+        }
+    }
+
+    private static func call<Record>(
+        _ handler: @Sendable (Record) throws -> Void,
+        with record: Record
+    ) -> DeliveryOutcome {
+        do {
+            try handler(record)
+            return .delivered
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private static func outcome<Element>(
+        of result: AsyncStream<Element>.Continuation.YieldResult,
+        droppedName: (Element) -> String
+    ) -> DeliveryOutcome {
+        switch result {
+        case .enqueued: .delivered
+        case .dropped(let element): .dropped(eventName: droppedName(element))
+        case .terminated: .terminated
+        @unknown default: .delivered
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import SwitchboardCore
+
+/// Every consumer stream, declared once: its AppSync channel and event types, its legacy GraphQL
+/// subscription and selection rule, and its typed model. Adding a stream is one entry here plus
+/// its ``BackendNotifier`` method.
+package enum StreamCatalog {
+    package static let device: StreamID = "device"
+    package static let devicePresence: StreamID = "devicePresence"
+    package static let deviceRecording: StreamID = "deviceRecording"
+    package static let deviceFirmware: StreamID = "deviceFirmware"
+    package static let archive: StreamID = "archive"
+    package static let organization: StreamID = "organization"
+    package static let license: StreamID = "license"
+    package static let plan: StreamID = "plan"
+    package static let aiSettings: StreamID = "aiSettings"
+    package static let role: StreamID = "role"
+    package static let tokenRevoke: StreamID = "tokenRevoke"
+
+    package static let all: [StreamDescriptor] = [
+        StreamDescriptor(
+            id: device, family: "device", channel: "device/*",
+            eventTypes: ["device/presenceChanged", "device/recordingStateChanged", "device/firmwareUpdated"],
+            legacy: .deviceState, outputType: DeviceStateOutput.self),
+        StreamDescriptor(
+            id: devicePresence, family: "device", channel: "device/presenceChanged",
+            eventTypes: ["device/presenceChanged"],
+            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("online"),
+            outputType: DevicePresenceOutput.self),
+        StreamDescriptor(
+            id: deviceRecording, family: "device", channel: "device/recordingStateChanged",
+            eventTypes: ["device/recordingStateChanged"],
+            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("recording"),
+            outputType: DeviceRecordingOutput.self),
+        StreamDescriptor(
+            id: deviceFirmware, family: "device", channel: "device/firmwareUpdated",
+            eventTypes: ["device/firmwareUpdated"],
+            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("fwUpdateState"),
+            outputType: DeviceFirmwareOutput.self),
+        StreamDescriptor(
+            id: archive, family: nil, channel: "archive/stateChanged",
+            eventTypes: ["archive/stateChanged"],
+            legacy: .archiveState, outputType: ArchiveStateOutput.self),
+        StreamDescriptor(
+            id: organization, family: "organization", channel: "organization/*",
+            eventTypes: ["organization/licensePhaseChanged", "organization/planChanged", "organization/aiSettingsChanged"],
+            legacy: .organizationState, outputType: OrganizationStateOutput.self),
+        StreamDescriptor(
+            id: license, family: "organization", channel: "organization/licensePhaseChanged",
+            eventTypes: ["organization/licensePhaseChanged"],
+            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("licensePhase"),
+            outputType: LicenseStateOutput.self),
+        StreamDescriptor(
+            id: plan, family: "organization", channel: "organization/planChanged",
+            eventTypes: ["organization/planChanged"],
+            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("isFreePlan"),
+            outputType: PlanStateOutput.self),
+        StreamDescriptor(
+            id: aiSettings, family: "organization", channel: "organization/aiSettingsChanged",
+            eventTypes: ["organization/aiSettingsChanged"],
+            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("AIControlSetting", "aiControlSetting"),
+            outputType: AISettingsOutput.self),
+        StreamDescriptor(
+            id: role, family: nil, channel: "roleChanged",
+            eventTypes: ["user/roleChanged"],
+            legacy: .roleChange, outputType: RoleChangeOutput.self),
+        StreamDescriptor(
+            id: tokenRevoke, family: nil, channel: "tokenRevoked",
+            eventTypes: ["user/tokenRevoked"],
+            legacy: .userTokenRevoke, outputType: UserTokenRevokeOutput.self),
+    ]
+
+    private static let byID: [StreamID: StreamDescriptor] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+    private static let byType: [ObjectIdentifier: StreamDescriptor] = Dictionary(
+        uniqueKeysWithValues: all.map { (ObjectIdentifier($0.outputType), $0) })
+
+    /// The descriptor of a stream.
+    package static func descriptor(_ id: StreamID) -> StreamDescriptor {
+        guard let descriptor = byID[id] else { preconditionFailure("stream \(id) is not in the catalog") }
+        return descriptor
+    }
+
+    /// The descriptor of the stream that yields `type`.
+    package static func descriptor<Output: CatalogEvent>(for type: Output.Type) -> StreamDescriptor {
+        guard let descriptor = byType[ObjectIdentifier(type)] else {
+            preconditionFailure("\(type) has no stream in the catalog")
+        }
+        return descriptor
+    }
+
+    /// The AppSync channel of a stream (or of a family wildcard) for one user.
+    package static func channel(_ relative: String, namespace: String, userId: String) -> String {
+        "\(namespace)/user/\(userId)/\(relative)"
+    }
+}

@@ -1,0 +1,76 @@
+import SwitchboardCore
+
+/// A typed event that has a place in the stream catalog.
+package protocol CatalogEvent: SwitchboardEvent, Codable, Equatable {
+    /// Every wire field the model understands, legacy names included; others are logged at debug.
+    static var knownFieldNames: Set<String> { get }
+}
+
+/// The name of one consumer stream, such as `devicePresence`.
+package struct StreamID: RawRepresentable, Hashable, Sendable, Comparable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    package var rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { self.rawValue = value }
+    package var description: String { rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Where one consumer stream lives on both transports, declared once in ``StreamCatalog``.
+package struct StreamDescriptor: Sendable {
+    /// The stream's name; it appears in ``EventMetadata/stream``.
+    package let id: StreamID
+    /// The channel family (`device`, `organization`) whose streams one wildcard can serve, if any.
+    package let family: String?
+    /// The AppSync channel below `{namespace}/user/{userId}/`, e.g. `device/presenceChanged`;
+    /// a merged stream's channel ends in `/*`.
+    package let channel: String
+    /// The AppSync `eventType`s routed to this stream.
+    package let eventTypes: Set<String>
+    /// The legacy GraphQL subscription that carries this stream's events.
+    package let legacy: LegacySubscription
+    /// The legacy selection rule: does this result object (the value under the root field) belong
+    /// to the stream? A `DeviceState` with `online` set feeds `devicePresence`, and so on.
+    package let legacySelects: @Sendable (JSONValue) -> Bool
+    /// The typed model the stream yields.
+    package let outputType: any CatalogEvent.Type
+
+    /// True for a merged stream, which covers its whole family.
+    package var isMerged: Bool { channel.hasSuffix("/*") }
+
+    package init(
+        id: StreamID,
+        family: String?,
+        channel: String,
+        eventTypes: Set<String>,
+        legacy: LegacySubscription,
+        legacySelects: @escaping @Sendable (JSONValue) -> Bool = { _ in true },
+        outputType: any CatalogEvent.Type
+    ) {
+        self.id = id
+        self.family = family
+        self.channel = channel
+        self.eventTypes = eventTypes
+        self.legacy = legacy
+        self.legacySelects = legacySelects
+        self.outputType = outputType
+    }
+
+    /// A legacy rule selecting results where any of `fields` is set (present and not null).
+    package static func whenSet(_ fields: String...) -> @Sendable (JSONValue) -> Bool {
+        { object in fields.contains { JSONValue.isSet(object[$0]) } }
+    }
+}
+
+extension DeviceStateOutput: CatalogEvent {}
+extension DevicePresenceOutput: CatalogEvent {}
+extension DeviceRecordingOutput: CatalogEvent {}
+extension DeviceFirmwareOutput: CatalogEvent {}
+extension ArchiveStateOutput: CatalogEvent {}
+extension OrganizationStateOutput: CatalogEvent {}
+extension LicenseStateOutput: CatalogEvent {}
+extension PlanStateOutput: CatalogEvent {}
+extension AISettingsOutput: CatalogEvent {}
+extension RoleChangeOutput: CatalogEvent {}
+extension UserTokenRevokeOutput: CatalogEvent {}

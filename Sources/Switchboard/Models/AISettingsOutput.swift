@@ -1,0 +1,67 @@
+import Foundation
+
+/// An organization's AI settings changed.
+///
+/// On the legacy transport it decodes from a GraphQL `OrganizationState` (other fields are
+/// ignored); its `AIControlSetting` field decodes into ``aiControlSetting``.
+public struct AISettingsOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+    /// The organization category.
+    public static let category = EventCategory.organization
+    /// `organization.aiSettings`.
+    public static let eventName = "organization.aiSettings"
+
+    /// The AppSync Events type, `organization/aiSettingsChanged`; nil on the legacy transport.
+    public var eventType: String?
+    /// When the backend published the event; nil on the legacy transport.
+    public var timestamp: Date?
+    /// The organization.
+    public var orgId: String?
+    /// The AI settings.
+    public var aiControlSetting: Switchboard.AIControlSetting?
+
+    /// The AI settings under their legacy name.
+    @available(*, deprecated, renamed: "aiControlSetting")
+    public var AIControlSetting: Switchboard.AIControlSetting? { aiControlSetting }
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - eventType: The AppSync Events type.
+    ///   - timestamp: When the backend published the event.
+    ///   - orgId: The organization.
+    ///   - aiControlSetting: The AI settings.
+    public init(
+        eventType: String? = nil, timestamp: Date? = nil, orgId: String? = nil,
+        aiControlSetting: Switchboard.AIControlSetting? = nil
+    ) {
+        self.eventType = eventType
+        self.timestamp = timestamp
+        self.orgId = orgId
+        self.aiControlSetting = aiControlSetting
+    }
+
+    /// Every wire field this model reads, legacy names included.
+    package static let knownFieldNames = PayloadKey.names(
+        .eventType, .timestamp, .orgId, .aiControlSetting, .legacyAIControlSetting
+    )
+
+    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
+    /// - Parameter decoder: The decoder to read from.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: PayloadKey.self)
+        let header = try PayloadHeader(from: container)
+        self.init(
+            eventType: header.eventType, timestamp: header.timestamp,
+            orgId: try container.decodeIfPresent(String.self, forKey: .orgId),
+            aiControlSetting: try container.decodeAIControlSettingIfPresent()
+        )
+    }
+
+    /// Encodes the event under the new field names; nil fields are omitted.
+    /// - Parameter encoder: The encoder to write to.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: PayloadKey.self)
+        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+        try container.encodeIfPresent(orgId, forKey: .orgId)
+        try container.encodeIfPresent(aiControlSetting, forKey: .aiControlSetting)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A device's firmware update state changed.
+///
+/// On the legacy transport it decodes from a GraphQL `DeviceState` (other fields are ignored).
+public struct DeviceFirmwareOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+    /// The device category.
+    public static let category = EventCategory.device
+    /// `device.firmware`.
+    public static let eventName = "device.firmware"
+
+    /// The AppSync Events type, `device/firmwareUpdated`; nil on the legacy transport.
+    public var eventType: String?
+    /// When the backend published the event; nil on the legacy transport.
+    public var timestamp: Date?
+    /// The device's organization.
+    public var orgId: String?
+    /// The device's site (the legacy contract calls it `deviceGroupID`).
+    public var siteId: String?
+    /// The device's IoT thing name.
+    public var thingName: String?
+    /// The device model variant.
+    public var derivant: String?
+    /// The device's MAC address.
+    public var mac: String?
+    /// The firmware update state, −1…14 by contract; other values are kept as sent.
+    public var fwUpdateState: Int?
+
+    /// The site under its legacy name.
+    @available(*, deprecated, renamed: "siteId")
+    public var deviceGroupID: String? { siteId }
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - eventType: The AppSync Events type.
+    ///   - timestamp: When the backend published the event.
+    ///   - orgId: The device's organization.
+    ///   - siteId: The device's site.
+    ///   - thingName: The device's IoT thing name.
+    ///   - derivant: The device model variant.
+    ///   - mac: The device's MAC address.
+    ///   - fwUpdateState: The firmware update state.
+    public init(
+        eventType: String? = nil, timestamp: Date? = nil,
+        orgId: String? = nil, siteId: String? = nil, thingName: String? = nil,
+        derivant: String? = nil, mac: String? = nil, fwUpdateState: Int? = nil
+    ) {
+        self.eventType = eventType
+        self.timestamp = timestamp
+        self.orgId = orgId
+        self.siteId = siteId
+        self.thingName = thingName
+        self.derivant = derivant
+        self.mac = mac
+        self.fwUpdateState = fwUpdateState
+    }
+
+    /// Every wire field this model reads, legacy names included.
+    package static let knownFieldNames = PayloadKey.deviceFieldNames.union(PayloadKey.names(.fwUpdateState))
+
+    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
+    /// - Parameter decoder: The decoder to read from.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: PayloadKey.self)
+        let header = try PayloadHeader(from: container)
+        let device = try DeviceFields(from: container)
+        self.init(
+            eventType: header.eventType, timestamp: header.timestamp,
+            orgId: device.orgId, siteId: device.siteId, thingName: device.thingName,
+            derivant: device.derivant, mac: device.mac,
+            fwUpdateState: try container.decodeIntegerIfPresent(Int.self, forKey: .fwUpdateState)
+        )
+    }
+
+    /// Encodes the event under the new field names; nil fields are omitted.
+    /// - Parameter encoder: The encoder to write to.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: PayloadKey.self)
+        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+        try DeviceFields(orgId: orgId, siteId: siteId, thingName: thingName, derivant: derivant, mac: mac)
+            .encode(to: &container)
+        try container.encodeIfPresent(fwUpdateState, forKey: .fwUpdateState)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import SwitchboardCore
+
+/// Turns the raw JSON an ``EventEnvelope`` carries into a typed model.
+///
+/// Every failure becomes a ``SwitchboardError`` with code ``SwitchboardError/Code/decodingFailed``,
+/// a message naming the type and the failing field, and the `DecodingError` as its cause.
+package enum EventPayloadDecoder {
+    /// Decodes a payload.
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - data: The JSON bytes.
+    ///   - rootField: For a GraphQL result, the field that holds the event
+    ///     (`{"subscribeDeviceState": {...}}`); nil when `data` is the event object itself.
+    /// - Returns: The decoded model.
+    /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
+    package static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, under rootField: String? = nil
+    ) throws(SwitchboardError) -> T {
+        do {
+            guard let rootField else {
+                return try JSONDecoder().decode(T.self, from: data)
+            }
+            let decoder = try makeDecoder(rootField: rootField)
+            return try decoder.decode(RootField<T>.self, from: data).value
+        } catch let error as DecodingError {
+            throw SwitchboardError(
+                code: .decodingFailed,
+                message: "Could not decode \(T.self): \(describe(error))",
+                cause: error
+            )
+        } catch {
+            throw SwitchboardError(code: .decodingFailed, message: "Could not decode \(T.self): \(error)", cause: error)
+        }
+    }
+
+    /// Lists the top-level fields of a JSON object that are not in `known`, for debug logging.
+    /// - Parameters:
+    ///   - data: The JSON bytes.
+    ///   - known: The field names the model understands, such as a model's `knownFieldNames`.
+    ///   - rootField: For a GraphQL result, the field that holds the event object.
+    /// - Returns: The unknown field names, sorted; empty when the data is not a JSON object.
+    package static func unknownFields(in data: Data, known: Set<String>, under rootField: String? = nil) -> [String] {
+        guard let decoder = try? makeDecoder(rootField: rootField),
+              let fields = try? decoder.decode(FieldNames.self, from: data)
+        else { return [] }
+        return fields.names.subtracting(known).sorted()
+    }
+
+    private static func makeDecoder(rootField: String?) throws -> JSONDecoder {
+        let decoder = JSONDecoder()
+        guard let rootField else { return decoder }
+        guard let key = rootFieldKey else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "No user-info key"))
+        }
+        decoder.userInfo[key] = rootField
+        return decoder
+    }
+
+    fileprivate static let rootFieldKey = CodingUserInfoKey(rawValue: "switchboard.payload.rootField")
+
+    /// Describes a decoding error by the path of the field that failed.
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
+            return "the payload is not a JSON object: \(context.debugDescription)"
+        case .typeMismatch(let type, let context):
+            return "field '\(path(context.codingPath))' has the wrong type (expected \(type)): \(context.debugDescription)"
+        case .valueNotFound(_, let context):
+            return "required field '\(path(context.codingPath))' is null"
+        case .keyNotFound(let key, let context):
+            return "required field '\(path(context.codingPath + [key]))' is missing"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return "the payload is not valid JSON: \(context.debugDescription)"
+        case .dataCorrupted(let context):
+            return "field '\(path(context.codingPath))' is invalid: \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// Renders a coding path as `a.b[0].c`.
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text.isEmpty ? "<root>" : text
+    }
+
+    /// Reads the field named by the decoder's root-field user info.
+    private static func rootContainer(of decoder: any Decoder) throws -> (KeyedDecodingContainer<PayloadKey>, PayloadKey)? {
+        guard let key = rootFieldKey, let name = decoder.userInfo[key] as? String else { return nil }
+        return (try decoder.container(keyedBy: PayloadKey.self), PayloadKey(name))
+    }
+
+    /// The value under the root field of a GraphQL result.
+    private struct RootField<Value: Decodable>: Decodable {
+        var value: Value
+
+        init(from decoder: any Decoder) throws {
+            guard let (container, key) = try EventPayloadDecoder.rootContainer(of: decoder) else {
+                value = try Value(from: decoder)
+                return
+            }
+            value = try container.decode(Value.self, forKey: key)
+        }
+    }
+
+    /// The top-level field names of an object, or of the object under the root field.
+    private struct FieldNames: Decodable {
+        var names: Set<String>
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.container(keyedBy: PayloadKey.self)
+            if let (root, key) = try EventPayloadDecoder.rootContainer(of: decoder) {
+                container = try root.nestedContainer(keyedBy: PayloadKey.self, forKey: key)
+            }
+            names = Set(container.allKeys.map(\.stringValue))
+        }
+    }
+}

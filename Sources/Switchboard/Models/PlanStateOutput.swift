@@ -1,0 +1,58 @@
+import Foundation
+
+/// An organization moved to or from the free plan.
+///
+/// On the legacy transport it decodes from a GraphQL `OrganizationState` (other fields are
+/// ignored).
+public struct PlanStateOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+    /// The organization category.
+    public static let category = EventCategory.organization
+    /// `organization.plan`.
+    public static let eventName = "organization.plan"
+
+    /// The AppSync Events type, `organization/planChanged`; nil on the legacy transport.
+    public var eventType: String?
+    /// When the backend published the event; nil on the legacy transport.
+    public var timestamp: Date?
+    /// The organization.
+    public var orgId: String?
+    /// Whether the organization is on the free plan.
+    public var isFreePlan: Bool?
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - eventType: The AppSync Events type.
+    ///   - timestamp: When the backend published the event.
+    ///   - orgId: The organization.
+    ///   - isFreePlan: Whether the organization is on the free plan.
+    public init(eventType: String? = nil, timestamp: Date? = nil, orgId: String? = nil, isFreePlan: Bool? = nil) {
+        self.eventType = eventType
+        self.timestamp = timestamp
+        self.orgId = orgId
+        self.isFreePlan = isFreePlan
+    }
+
+    /// Every wire field this model reads.
+    package static let knownFieldNames = PayloadKey.names(.eventType, .timestamp, .orgId, .isFreePlan)
+
+    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
+    /// - Parameter decoder: The decoder to read from.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: PayloadKey.self)
+        let header = try PayloadHeader(from: container)
+        self.init(
+            eventType: header.eventType, timestamp: header.timestamp,
+            orgId: try container.decodeIfPresent(String.self, forKey: .orgId),
+            isFreePlan: try container.decodeIfPresent(Bool.self, forKey: .isFreePlan)
+        )
+    }
+
+    /// Encodes the event; nil fields are omitted.
+    /// - Parameter encoder: The encoder to write to.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: PayloadKey.self)
+        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+        try container.encodeIfPresent(orgId, forKey: .orgId)
+        try container.encodeIfPresent(isFreePlan, forKey: .isFreePlan)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import CoreMetrics
+import Logging
+import SwitchboardCore
+
+extension BackendNotifier {
+    /// Routes one envelope to the streams its subscription serves, decodes it once per stream
+    /// type and publishes the typed values.
+    func deliver(_ envelope: EventEnvelope) {
+        let streams = table.streams(servedBy: envelope.subscription)
+        guard !streams.isEmpty else {
+            metrics.unrouted.increment()
+            logger.debug("event on a subscription that serves no stream", metadata: [
+                "switchboard.subscription": "\(envelope.subscription)"])
+            return
+        }
+        logger.trace("event", metadata: [
+            "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payload.count)"])
+        let eventId = UUID().uuidString
+        let descriptors = streams.sorted().map(StreamCatalog.descriptor)
+        switch envelope.transport {
+        case .appsync: deliverAppSync(envelope, to: descriptors, eventId: eventId)
+        case .graphql: deliverGraphQL(envelope, to: descriptors, eventId: eventId)
+        }
+    }
+
+    private func deliverAppSync(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String) {
+        let eventType: String
+        do {
+            let probe = try decoder.decode(EventTypeProbe.self, from: envelope.payload)
+            guard let value = probe.eventType else {
+                throw SwitchboardError(code: .decodingFailed, message: "the payload has no eventType (required)")
+            }
+            eventType = value
+        } catch {
+            let failure = decodingError(error, what: "the event envelope")
+            undeliverable(envelope, eventName: "unknown", error: failure, eventId: eventId, stream: nil)
+            return
+        }
+        let targets = descriptors.filter { $0.eventTypes.contains(eventType) }
+        guard !targets.isEmpty else {
+            metrics.unrouted.increment()
+            logger.debug("eventType not routed to any requested stream", metadata: [
+                "switchboard.eventType": "\(eventType)", "switchboard.subscription": "\(envelope.subscription)"])
+            return
+        }
+        for descriptor in targets {
+            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: nil)
+        }
+    }
+
+    private func deliverGraphQL(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String) {
+        guard let field = descriptors.first?.legacy.field else { return }
+        let result: JSONValue?
+        do {
+            result = try decoder.decode(JSONValue.self, from: envelope.payload)[field]
+        } catch {
+            undeliverable(envelope, eventName: "unknown", error: decodingError(error, what: "the GraphQL result"),
+                          eventId: eventId, stream: nil)
+            return
+        }
+        guard let result, JSONValue.isSet(result) else {
+            logger.debug("GraphQL result without \(field); ignored", metadata: ["switchboard.subscription": "\(envelope.subscription)"])
+            return
+        }
+        for descriptor in descriptors where descriptor.legacySelects(result) {
+            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: field)
+        }
+    }
+
+    private func publish<Output: CatalogEvent>(
+        _ type: Output.Type, envelope: EventEnvelope, descriptor: StreamDescriptor, eventId: String, legacyField: String?
+    ) {
+        let metadata = EventMetadata(
+            eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
+        let value: Output
+        do {
+            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: legacyField)
+        } catch {
+            undeliverable(envelope, eventName: Output.eventName, error: error, eventId: eventId, stream: descriptor.id)
+            return
+        }
+        if logger.logLevel <= .debug {
+            let unknown = EventPayloadDecoder.unknownFields(
+                in: envelope.payload, known: Output.knownFieldNames, under: legacyField)
+            if !unknown.isEmpty {
+                logger.debug("unknown fields ignored", metadata: [
+                    "switchboard.event": "\(Output.eventName)", "switchboard.fields": "\(unknown.joined(separator: ","))"])
+            }
+        }
+        if let filter, !filter.shouldDeliver(value, metadata: metadata) {
+            metrics.filtered.increment()
+            logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])
+            return
+        }
+        metrics.delivered.increment()
+        broker.publish(value, metadata: metadata)
+    }
+
+    private func undeliverable(
+        _ envelope: EventEnvelope, eventName: String, error: SwitchboardError, eventId: String, stream: StreamID?
+    ) {
+        metrics.decodingFailures.increment()
+        let metadata = EventMetadata(
+            eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: stream?.rawValue)
+        broker.reportUndeliverable(payload: envelope.payload, eventName: eventName, error: error, metadata: metadata)
+        report(error, stream: stream)
+    }
+
+    private func decodingError(_ error: any Error, what: String) -> SwitchboardError {
+        if let error = error as? SwitchboardError { return error }
+        return SwitchboardError(code: .decodingFailed, message: "could not decode \(what): \(error)")
+    }
+}
+
+/// Just the `eventType` of an AppSync payload, for routing.
+private struct EventTypeProbe: Decodable {
+    var eventType: String?
+}
+

@@ -1,0 +1,112 @@
+import CoreMetrics
+import Logging
+import SwitchboardCore
+
+extension BackendNotifier {
+    /// Follows the session: connect on sign-in, move on a change of user or organization,
+    /// disconnect on sign-out.
+    func apply(_ session: Session) {
+        switch session {
+        case .signedOut:
+            guard identity != nil else { return }
+            logger.debug("signed out: disconnecting")
+            identity = nil
+            send(table.removeAll())
+            transport.disconnect()
+        case .signedIn(let next):
+            if let current = identity, current.userId == next.userId, current.orgId == next.orgId { return }
+            if identity != nil {
+                logger.debug("identity changed: resubscribing", metadata: ["switchboard.user": "\(next.userId)"])
+                send(table.removeAll())
+            } else {
+                logger.debug("signed in: connecting", metadata: ["switchboard.user": "\(next.userId)"])
+            }
+            identity = next
+            reportedPlanFailures.removeAll()
+            transport.connect(as: next)
+            reconcile()
+        }
+    }
+
+    /// Brings the transport's subscriptions in line with what consumers want.
+    func reconcile() {
+        guard let identity, lifecycle != .shutDown else { return }
+        let wanted = Set(consumers.values.map(\.stream))
+        let plan = SubscriptionPlanner.plan(
+            for: wanted, kind: transportKind, identity: identity, namespace: configuration.namespace)
+        for (stream, error) in plan.failures.sorted(by: { $0.key < $1.key })
+        where reportedPlanFailures.insert(stream).inserted {
+            report(error, stream: stream)
+        }
+        send(table.apply(plan.subscriptions))
+    }
+
+    func send(_ commands: [SubscriptionTable.Command]) {
+        for command in commands {
+            switch command {
+            case .subscribe(let request):
+                do {
+                    logger.debug("subscribing", metadata: ["switchboard.subscription": "\(request.key)"])
+                    try transport.subscribe(request)
+                } catch {
+                    let streams = table.rejected(request.key)
+                    send(streams.commands)
+                    report(asSwitchboardError(error, code: .invalidConfiguration), streams: streams.streams)
+                }
+            case .unsubscribe(let key):
+                logger.debug("unsubscribing", metadata: ["switchboard.subscription": "\(key)"])
+                transport.unsubscribe(key)
+            }
+        }
+    }
+
+    func handle(_ event: TransportEvent) {
+        switch event {
+        case .connectionStateChanged(let state):
+            connectionState = state
+            logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
+            for observer in stateObservers.values { observer.yield(state) }
+            broker.publish(ConnectionStateChangedEvent(state: state, transport: transportKind))
+            switch state {
+            case .connected:
+                reconcile()
+            case .connecting, .waitingToReconnect, .idle, .shutDown:
+                send(table.connectionLost())
+            case .disconnected(let error):
+                send(table.connectionLost())
+                if let error { report(error) }
+            }
+        case .subscriptionEstablished(let key):
+            logger.debug("subscription established", metadata: ["switchboard.subscription": "\(key)"])
+            send(table.established(key))
+        case .subscriptionFailed(let key, let error):
+            let result = table.rejected(key)
+            send(result.commands)
+            report(error, streams: result.streams)
+        case .received(let envelope):
+            deliver(envelope)
+        case .error(let error):
+            report(error)
+        }
+    }
+
+    func report(_ error: SwitchboardError, stream: StreamID? = nil) {
+        metrics.errors.increment()
+        logger.debug("error", metadata: ["switchboard.error": "\(error)", "switchboard.stream": "\(stream?.rawValue ?? "-")"])
+        for observer in errorObservers.values { observer.yield(error) }
+        broker.publish(SwitchboardErrorEvent(error: error, stream: stream?.rawValue))
+    }
+
+    func report(_ error: SwitchboardError, streams: Set<StreamID>) {
+        if streams.count == 1, let only = streams.first {
+            report(error, stream: only)
+        } else {
+            report(error)
+        }
+    }
+
+    func asSwitchboardError(_ error: any Error, code: SwitchboardError.Code) -> SwitchboardError {
+        if let error = error as? SwitchboardError { return error }
+        return SwitchboardError(code: code, message: "\(error)")
+    }
+}

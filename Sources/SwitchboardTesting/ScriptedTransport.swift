@@ -1,0 +1,205 @@
+import Foundation
+import SwitchboardCore
+
+/// An ``EventTransport`` for tests: it records every command and lets the test script what the
+/// "server" does: acknowledge, reject, deliver events, drop the connection.
+///
+/// In ``Behavior/automatic`` mode it behaves like a healthy server: `connect` leads to
+/// `connecting` then `connected`, and every held subscription is acknowledged once connected
+/// (again after ``dropConnection(error:)``). In ``Behavior/manual`` mode it only records, and
+/// the test emits every event itself with ``emit(_:)``.
+public final class ScriptedTransport: EventTransport {
+    /// A command the owner sent.
+    public enum Command: Equatable, Sendable {
+        case connect(userId: String, orgId: String)
+        case disconnect
+        case subscribe(SubscriptionRequest)
+        case unsubscribe(SubscriptionKey)
+        case shutDown
+    }
+
+    /// How much of the server's side the transport plays by itself.
+    public enum Behavior: Sendable {
+        /// Connects and acknowledges subscriptions by itself.
+        case automatic
+        /// Records only; the test emits every event.
+        case manual
+    }
+
+    /// Everything the transport knows, for assertions and ``waitUntil(_:)``.
+    public struct State: Sendable {
+        /// Every command, in order.
+        public var commands: [Command] = []
+        /// The identity of the last `connect`, nil after `disconnect`.
+        public var identity: TransportIdentity?
+        /// Whether the (scripted) connection is up.
+        public var isConnected = false
+        /// The subscriptions held, by key.
+        public var subscriptions: [SubscriptionKey: SubscriptionRequest] = [:]
+        /// The held subscriptions that were acknowledged on the current connection.
+        public var established: Set<SubscriptionKey> = []
+        /// How many times a connection was established.
+        public var connectionCount = 0
+        /// Whether ``run()`` is running.
+        public var isRunning = false
+        /// Whether ``shutDown()`` was called.
+        public var isShutDown = false
+    }
+
+    public let kind: TransportKind
+    public let events: TransportEvents
+    private let continuation: TransportEvents.Continuation
+    private let behavior: Behavior
+    private let observed = Observed(State())
+
+    /// Creates a scripted transport.
+    /// - Parameters:
+    ///   - kind: The transport kind it pretends to be.
+    ///   - behavior: Whether it connects and acknowledges by itself.
+    public init(kind: TransportKind, behavior: Behavior = .automatic) {
+        self.kind = kind
+        self.behavior = behavior
+        (events, continuation) = TransportEvents.makeStream()
+    }
+
+    /// A snapshot of the state.
+    public var state: State { observed.value }
+
+    /// Suspends until `predicate` holds for the state (or the task is cancelled).
+    public func waitUntil(_ predicate: @escaping @Sendable (State) -> Bool) async {
+        await observed.wait(until: predicate)
+    }
+
+    // MARK: EventTransport
+
+    public func run() async throws {
+        let alreadyRan = observed.update { state -> Bool in
+            defer { state.isRunning = true }
+            return state.isRunning || state.isShutDown
+        }
+        if alreadyRan { throw SwitchboardError(code: .shutDown, message: "ScriptedTransport.run() was already called") }
+        await observed.wait { $0.isShutDown }
+        observed.update { $0.isRunning = false }
+    }
+
+    public func connect(as identity: TransportIdentity) {
+        observed.update { state in
+            state.commands.append(.connect(userId: identity.userId, orgId: identity.orgId))
+            state.identity = identity
+            state.isConnected = false
+            state.established.removeAll()
+        }
+        guard behavior == .automatic else { return }
+        emit(.connectionStateChanged(.connecting(attempt: 1)))
+        establishConnection()
+    }
+
+    public func disconnect() {
+        observed.update { state in
+            state.commands.append(.disconnect)
+            state.identity = nil
+            state.isConnected = false
+            state.established.removeAll()
+        }
+        if behavior == .automatic { emit(.connectionStateChanged(.idle)) }
+    }
+
+    public func subscribe(_ request: SubscriptionRequest) throws {
+        try validate(request)
+        let connected = observed.update { state -> Bool in
+            state.commands.append(.subscribe(request))
+            state.subscriptions[request.key] = request
+            return state.isConnected
+        }
+        if behavior == .automatic && connected { acknowledge(request.key) }
+    }
+
+    public func unsubscribe(_ key: SubscriptionKey) {
+        observed.update { state in
+            state.commands.append(.unsubscribe(key))
+            state.subscriptions[key] = nil
+            state.established.remove(key)
+        }
+    }
+
+    public func shutDown() {
+        let first = observed.update { state -> Bool in
+            guard !state.isShutDown else { return false }
+            state.commands.append(.shutDown)
+            state.isShutDown = true
+            state.isConnected = false
+            return true
+        }
+        guard first else { return }
+        continuation.yield(.connectionStateChanged(.shutDown))
+        continuation.finish()
+    }
+
+    // MARK: Scripting
+
+    /// Emits an event as if the transport produced it.
+    public func emit(_ event: TransportEvent) {
+        observed.update { state in
+            switch event {
+            case .connectionStateChanged(.connected):
+                state.isConnected = true
+                state.connectionCount += 1
+            case .connectionStateChanged:
+                state.isConnected = false
+                state.established.removeAll()
+            case .subscriptionEstablished(let key):
+                state.established.insert(key)
+            case .subscriptionFailed(let key, _):
+                state.subscriptions[key] = nil
+                state.established.remove(key)
+            case .received, .error:
+                break
+            }
+        }
+        continuation.yield(event)
+    }
+
+    /// Acknowledges a held subscription.
+    public func acknowledge(_ key: SubscriptionKey) { emit(.subscriptionEstablished(key)) }
+
+    /// Rejects a held subscription with the server's message.
+    public func reject(_ key: SubscriptionKey, message: String) {
+        emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: message)))
+    }
+
+    /// Delivers a raw JSON payload on a subscription.
+    /// - Parameters:
+    ///   - payload: The JSON text (AppSync: the event; GraphQL: the `data` object).
+    ///   - key: The subscription it arrives on.
+    ///   - receivedAt: The receive time to stamp.
+    public func deliver(_ payload: String, on key: SubscriptionKey, receivedAt: Date = Date()) {
+        emit(.received(EventEnvelope(subscription: key, payload: Data(payload.utf8), receivedAt: receivedAt, transport: kind)))
+    }
+
+    /// Drops the connection. In automatic mode the transport reconnects at once and acknowledges
+    /// every held subscription again.
+    /// - Parameter error: The error the drop is reported with.
+    public func dropConnection(error: SwitchboardError = SwitchboardError(code: .network, message: "connection dropped")) {
+        emit(.error(error))
+        emit(.connectionStateChanged(.connecting(attempt: 1)))
+        if behavior == .automatic { establishConnection() }
+    }
+
+    private func establishConnection() {
+        emit(.connectionStateChanged(.connected))
+        for key in state.subscriptions.keys.sorted() { acknowledge(key) }
+    }
+
+    private func validate(_ request: SubscriptionRequest) throws {
+        if state.isShutDown { throw SwitchboardError(code: .shutDown, message: "the transport is shut down") }
+        switch (kind, request.target) {
+        case (.appsync, .channel(let channel)):
+            _ = try ChannelPath(channel, allowWildcard: true)
+        case (.graphql, .graphQL):
+            break
+        default:
+            throw SwitchboardError(
+                code: .invalidConfiguration, message: "a \(kind) transport cannot subscribe to \(request.target)")
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import SwitchboardCore
+
+/// A ``WebSocketConnection`` for tests: the test plays the server.
+///
+/// What the client sends is recorded and can be awaited with ``nextSent()``; what the server
+/// sends is scripted with ``serverSends(_:)``, ``serverCloses(code:reason:)`` and
+/// ``fail(_:)``.
+public final class ScriptedWebSocketConnection: WebSocketConnection {
+    /// The connection's state, for assertions.
+    public struct State: Sendable {
+        /// Every message the client sent, in order.
+        public var sent: [WebSocketMessage] = []
+        /// How many sent messages ``nextSent()`` has handed out.
+        public var consumed = 0
+        /// The close the client asked for, if it did.
+        public var clientClose: WebSocketClose?
+        /// Whether the connection is closed (by either side).
+        public var isClosed = false
+    }
+
+    public let subprotocol: String?
+    public let inbound: WebSocketInbound
+    private let server: WebSocketInbound.Continuation
+    private let observed = Observed(State())
+
+    /// Creates a connection.
+    /// - Parameter subprotocol: The subprotocol the "server" selected.
+    public init(subprotocol: String? = nil) {
+        self.subprotocol = subprotocol
+        (inbound, server) = WebSocketInbound.makeStream()
+    }
+
+    /// A snapshot of the state.
+    public var state: State { observed.value }
+
+    // MARK: WebSocketConnection
+
+    public func send(_ message: WebSocketMessage) async throws {
+        let closed = observed.update { state -> Bool in
+            guard !state.isClosed else { return true }
+            state.sent.append(message)
+            return false
+        }
+        if closed { throw SwitchboardError(code: .network, message: "send on a closed WebSocket") }
+    }
+
+    public func close(code: WebSocketCloseCode, reason: String) async {
+        let first = observed.update { state -> Bool in
+            guard !state.isClosed else { return false }
+            state.isClosed = true
+            state.clientClose = WebSocketClose(code: code, reason: reason)
+            return true
+        }
+        if first {
+            server.yield(.closed(WebSocketClose(code: code, reason: reason)))
+            server.finish()
+        }
+    }
+
+    // MARK: Scripting the server
+
+    /// The next message the client sent that the test has not taken yet; waits for it.
+    /// Returns nil if the connection closes (or the task is cancelled) first.
+    public func nextSent() async -> WebSocketMessage? {
+        await observed.wait { $0.sent.count > $0.consumed || $0.isClosed }
+        return observed.update { state -> WebSocketMessage? in
+            guard state.sent.count > state.consumed else { return nil }
+            defer { state.consumed += 1 }
+            return state.sent[state.consumed]
+        }
+    }
+
+    /// The text of the next message the client sent, or nil (closed, or a binary message).
+    public func nextSentText() async -> String? {
+        if case .text(let text)? = await nextSent() { return text }
+        return nil
+    }
+
+    /// Sends a message from the server.
+    public func serverSends(_ message: WebSocketMessage) {
+        guard !state.isClosed else { return }
+        server.yield(.message(message))
+    }
+
+    /// Sends a text frame from the server.
+    public func serverSends(text: String) { serverSends(.text(text)) }
+
+    /// The server closes with a close frame.
+    public func serverCloses(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+        let first = observed.update { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard first else { return }
+        server.yield(.closed(WebSocketClose(code: code, reason: reason)))
+        server.finish()
+    }
+
+    /// The socket fails without a close frame (TCP reset, abort).
+    public func fail(_ error: any Error = SwitchboardError(code: .network, message: "connection reset by peer")) {
+        let first = observed.update { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard first else { return }
+        server.finish(throwing: error)
+    }
+}
+
+/// A ``WebSocketConnector`` for tests: every `connect` makes a ``ScriptedWebSocketConnection``
+/// (or fails, if the test queued a failure), and the test takes them with ``nextConnection()``.
+public final class ScriptedWebSocketConnector: WebSocketConnector {
+    /// One connect call.
+    public struct Attempt: Sendable {
+        /// What the client asked to open.
+        public var request: WebSocketRequest
+        /// The connection handed out, or nil when the attempt failed.
+        public var connection: ScriptedWebSocketConnection?
+    }
+
+    private struct State: Sendable {
+        var attempts: [Attempt] = []
+        var taken = 0
+        var failures: [SwitchboardError] = []
+    }
+
+    private let observed = Observed(State())
+    private let selectSubprotocol: @Sendable ([String]) -> String?
+
+    /// Creates a connector.
+    /// - Parameter selectSubprotocol: Which offered subprotocol the "server" picks; the first by default.
+    public init(selectSubprotocol: @escaping @Sendable ([String]) -> String? = { $0.first }) {
+        self.selectSubprotocol = selectSubprotocol
+    }
+
+    /// Every attempt so far.
+    public var attempts: [Attempt] { observed.value.attempts }
+
+    /// Makes the next connect fail with `error`.
+    public func failNextConnect(with error: SwitchboardError) {
+        observed.update { $0.failures.append(error) }
+    }
+
+    public func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
+        let outcome = observed.update { state -> Result<ScriptedWebSocketConnection, SwitchboardError> in
+            if !state.failures.isEmpty {
+                let error = state.failures.removeFirst()
+                state.attempts.append(Attempt(request: request, connection: nil))
+                return .failure(error)
+            }
+            let connection = ScriptedWebSocketConnection(subprotocol: selectSubprotocol(request.subprotocols))
+            state.attempts.append(Attempt(request: request, connection: connection))
+            return .success(connection)
+        }
+        return try outcome.get()
+    }
+
+    /// The next connect attempt the test has not taken yet; waits for it.
+    public func nextAttempt() async -> Attempt? {
+        await observed.wait { $0.attempts.count > $0.taken }
+        return observed.update { state -> Attempt? in
+            guard state.attempts.count > state.taken else { return nil }
+            defer { state.taken += 1 }
+            return state.attempts[state.taken]
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Switchboard
+import Testing
+
+@Suite("Stream catalog")
+struct StreamCatalogTests {
+    /// contract.md §3 and §4: stream, channel below `vortex-app/user/{userId}/`, eventTypes, legacy field.
+    static let contract: [(StreamID, String, Set<String>, String)] = [
+        ("devicePresence", "device/presenceChanged", ["device/presenceChanged"], "subscribeDeviceState"),
+        ("deviceRecording", "device/recordingStateChanged", ["device/recordingStateChanged"], "subscribeDeviceState"),
+        ("deviceFirmware", "device/firmwareUpdated", ["device/firmwareUpdated"], "subscribeDeviceState"),
+        ("archive", "archive/stateChanged", ["archive/stateChanged"], "subscribeArchiveState"),
+        ("license", "organization/licensePhaseChanged", ["organization/licensePhaseChanged"], "subscribeOrganizationState"),
+        ("plan", "organization/planChanged", ["organization/planChanged"], "subscribeOrganizationState"),
+        ("aiSettings", "organization/aiSettingsChanged", ["organization/aiSettingsChanged"], "subscribeOrganizationState"),
+        ("role", "roleChanged", ["user/roleChanged"], "subscribeRoleChange"),
+        ("tokenRevoke", "tokenRevoked", ["user/tokenRevoked"], "subscribeUserTokenRevoke"),
+        ("device", "device/*", ["device/presenceChanged", "device/recordingStateChanged", "device/firmwareUpdated"], "subscribeDeviceState"),
+        ("organization", "organization/*",
+         ["organization/licensePhaseChanged", "organization/planChanged", "organization/aiSettingsChanged"],
+         "subscribeOrganizationState"),
+    ]
+
+    @Test("the catalog has exactly the contract's eleven streams")
+    func elevenStreams() {
+        #expect(Set(StreamCatalog.all.map(\.id)) == Set(Self.contract.map(\.0)))
+        #expect(StreamCatalog.all.count == 11)
+        #expect(Set(StreamCatalog.all.map { ObjectIdentifier($0.outputType) }).count == 11, "one model type per stream")
+    }
+
+    @Test("each entry matches the contract", arguments: contract.map { $0.0.rawValue })
+    func entry(id: String) throws {
+        let expected = try #require(Self.contract.first { $0.0.rawValue == id })
+        let descriptor = StreamCatalog.descriptor(expected.0)
+        #expect(descriptor.channel == expected.1)
+        #expect(descriptor.eventTypes == expected.2)
+        #expect(descriptor.legacy.field == expected.3)
+        let channel = StreamCatalog.channel(descriptor.channel, namespace: "vortex-app", userId: "user-1")
+        #expect(throws: Never.self) { try ChannelPath(channel, allowWildcard: true) }
+    }
+
+    @Test("a merged stream covers exactly its family's event types")
+    func mergedCoversFamily() {
+        for merged in StreamCatalog.all where merged.isMerged {
+            let members = StreamCatalog.all.filter { $0.family == merged.family && !$0.isMerged }
+            #expect(members.count == 3)
+            #expect(merged.eventTypes == Set(members.flatMap(\.eventTypes)))
+            #expect(members.allSatisfy { $0.legacy == merged.legacy })
+        }
+    }
+
+    /// Every field of the legacy result types (contract.md §4).
+    static let legacyFields: [String: [String]] = [
+        "subscribeDeviceState": ["deviceGroupID", "orgId", "thingName", "derivant", "mac", "online", "recording", "fwUpdateState"],
+        "subscribeOrganizationState": ["orgId", "licensePhase", "isFreePlan", "AIControlSetting", "uuid", "termsAgreement", "options", "key", "enabled"],
+        "subscribeArchiveState": ["deviceGroupID", "orgId", "thingName", "derivant", "mac", "archiveId", "status", "videoLength",
+                                  "videoSize", "cloudSize", "hasH265", "createdAt"],
+        "subscribeRoleChange": ["reason"],
+        "subscribeUserTokenRevoke": ["userId", "revokedAt", "reason", "requestId"],
+    ]
+
+    @Test("legacy documents select every field of their result type", arguments: LegacySubscription.all.map(\.field))
+    func legacyDocument(field: String) throws {
+        let legacy = try #require(LegacySubscription.all.first { $0.field == field })
+        let document = legacy.document
+        let selected = Set(document.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
+        for name in try #require(Self.legacyFields[field]) {
+            #expect(selected.contains(name), "\(field) does not select \(name)")
+        }
+        #expect(document.hasPrefix("subscription "))
+        let identity = TransportIdentity(userId: "u1", orgId: "o1", tokens: .constant("t"))
+        let operation = legacy.operation(for: identity)
+        #expect(operation.variables == [legacy.argument.rawValue: legacy.argument == .userId ? "u1" : "o1"])
+        #expect(document.contains("$\(legacy.argument.rawValue): ID!"))
+    }
+
+    @Test("legacy selection rules take the results whose field is set")
+    func legacySelection() throws {
+        let decode = { (json: String) throws -> JSONValue in try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) }
+        let presenceAndRecording = try decode(#"{"online":true,"recording":false,"fwUpdateState":null}"#)
+        let firmwareOnly = try decode(#"{"fwUpdateState":-1}"#)
+        let select = { (id: StreamID, value: JSONValue) in StreamCatalog.descriptor(id).legacySelects(value) }
+        #expect(select("devicePresence", presenceAndRecording))
+        #expect(select("deviceRecording", presenceAndRecording))
+        #expect(!select("deviceFirmware", presenceAndRecording))
+        #expect(select("deviceFirmware", firmwareOnly))
+        #expect(!select("devicePresence", firmwareOnly))
+        #expect(select("device", firmwareOnly))
+        let ai = try decode(#"{"orgId":"o1","AIControlSetting":{"uuid":"x"}}"#)
+        #expect(select("aiSettings", ai))
+        #expect(!select("license", ai))
+        #expect(!select("plan", ai))
+        #expect(select("plan", try decode(#"{"isFreePlan":false}"#)))
+        #expect(select("license", try decode(#"{"licensePhase":"Valid"}"#)))
+    }
+}
