@@ -7,8 +7,11 @@ import Foundation
 public struct SubscriptionKey: RawRepresentable, Hashable, Sendable, Comparable,
     ExpressibleByStringLiteral, CustomStringConvertible
 {
+    /// The key's text.
     public var rawValue: String
+    /// Creates a key.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a key.
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }

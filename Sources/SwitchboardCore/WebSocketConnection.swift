@@ -8,8 +8,11 @@ public enum WebSocketMessage: Hashable, Sendable {
 
 /// A WebSocket close code (RFC 6455 §7.4).
 public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The numeric code.
     public var rawValue: UInt16
+    /// Creates a code from its number.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
+    /// Creates a code from its number.
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
 
     /// 1000: the purpose of the connection was fulfilled.
