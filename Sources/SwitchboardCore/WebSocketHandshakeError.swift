@@ -1,0 +1,48 @@
+/// The server answered the WebSocket upgrade request with something other than
+/// `101 Switching Protocols`, or accepted it without choosing one of the offered
+/// subprotocols.
+///
+/// Engines throw this from ``WebSocketConnector/connect(_:)`` so that transports can tell an
+/// authorization failure (`401`, `403`) from a missing endpoint (`404`) or an overloaded
+/// server (`5xx`) and react accordingly: refresh the token once, fail with
+/// ``SwitchboardError/Code-swift.struct/invalidConfiguration``, or reconnect later.
+public struct WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the handshake failed.
+    public enum Reason: Sendable, Hashable {
+        /// The server answered with this HTTP status instead of `101`.
+        case unexpectedStatus(Int)
+        /// The server switched protocols but chose none of the offered subprotocols
+        /// (or one that was not offered).
+        case subprotocolNotNegotiated(offered: [String], chosen: String?)
+    }
+
+    /// Why the handshake failed.
+    public var reason: Reason
+    /// The start of the response body (at most a few KiB), decoded as UTF-8 with
+    /// replacement characters. Servers usually explain a rejection here.
+    public var body: String
+
+    public init(reason: Reason, body: String = "") {
+        self.reason = reason
+        self.body = body
+    }
+
+    /// The HTTP status of an ``Reason/unexpectedStatus(_:)`` answer, `nil` otherwise.
+    public var status: Int? {
+        if case .unexpectedStatus(let status) = reason { return status }
+        return nil
+    }
+
+    /// `true` for `401` and `403`: the credentials were refused.
+    public var isAuthorizationFailure: Bool { status == 401 || status == 403 }
+
+    public var description: String {
+        switch reason {
+        case .unexpectedStatus(let status):
+            let snippet = body.isEmpty ? "" : ": \(body.prefix(200))"
+            return "WebSocket upgrade refused with HTTP \(status)\(snippet)"
+        case .subprotocolNotNegotiated(let offered, let chosen):
+            return "server chose subprotocol \(chosen.map { "'\($0)'" } ?? "none") but the client offered \(offered.count) (\(offered.filter { !$0.hasPrefix("header-") }.joined(separator: ", ")))"
+        }
+    }
+}
