@@ -58,11 +58,12 @@ public final class SessionSource: Sendable {
     /// Replaces the current session and tells every observer.
     /// - Parameter session: The new session.
     public func update(_ session: Session) {
-        let observers = state.withLock { state in
+        // Yield under the lock (it only enqueues), so concurrent updates reach every observer
+        // in the order they were applied and the last update is always the current session.
+        state.withLock { state in
             state.current = session
-            return Array(state.observers.values)
+            for observer in state.observers.values { observer.yield(session) }
         }
-        for observer in observers { observer.yield(session) }
     }
 
     /// A new, independent sequence of sessions: the current one, then every update.

@@ -36,7 +36,9 @@ public protocol EventTransport: Sendable {
     /// Everything the transport reports, in order. Iterate it from one task only.
     var events: TransportEvents { get }
 
-    /// Runs the transport until ``shutDown()`` or cancellation.
+    /// Runs the transport until ``shutDown()`` or cancellation. It returns at once if
+    /// ``shutDown()`` came first (the owner may shut down before its task started running),
+    /// and throws ``SwitchboardError/Code/shutDown`` if it is already running.
     func run() async throws
 
     /// Connects as `identity`, replacing any current connection and identity.

@@ -73,11 +73,21 @@ public final class ScriptedTransport: EventTransport {
     // MARK: EventTransport
 
     public func run() async throws {
-        let alreadyRan = observed.update { state -> Bool in
-            defer { state.isRunning = true }
-            return state.isRunning || state.isShutDown
+        enum Start { case run, alreadyRunning, alreadyShutDown }
+        let start = observed.update { state -> Start in
+            if state.isRunning { return .alreadyRunning }
+            if state.isShutDown { return .alreadyShutDown }
+            state.isRunning = true
+            return .run
         }
-        if alreadyRan { throw SwitchboardError(code: .shutDown, message: "ScriptedTransport.run() was already called") }
+        switch start {
+        case .alreadyRunning:
+            throw SwitchboardError(code: .shutDown, message: "ScriptedTransport.run() is already running")
+        case .alreadyShutDown:
+            return  // shut down before it ran: like a real transport, there is nothing to do
+        case .run:
+            break
+        }
         await observed.wait { $0.isShutDown }
         observed.update { $0.isRunning = false }
     }
@@ -123,23 +133,22 @@ public final class ScriptedTransport: EventTransport {
     }
 
     public func shutDown() {
-        let first = observed.update { state -> Bool in
-            guard !state.isShutDown else { return false }
+        observed.update { [continuation] state in
+            guard !state.isShutDown else { return }
             state.commands.append(.shutDown)
             state.isShutDown = true
             state.isConnected = false
-            return true
+            continuation.yield(.connectionStateChanged(.shutDown))
+            continuation.finish()
         }
-        guard first else { return }
-        continuation.yield(.connectionStateChanged(.shutDown))
-        continuation.finish()
     }
 
     // MARK: Scripting
 
     /// Emits an event as if the transport produced it.
+    /// The event is in ``events`` before any ``waitUntil(_:)`` caller sees the state change.
     public func emit(_ event: TransportEvent) {
-        observed.update { state in
+        observed.update { [continuation] state in
             switch event {
             case .connectionStateChanged(.connected):
                 state.isConnected = true
@@ -155,8 +164,10 @@ public final class ScriptedTransport: EventTransport {
             case .received, .error:
                 break
             }
+            // Enqueued in the same step as the state change, so a test that waits for the
+            // state and then reads the events always finds this event there.
+            continuation.yield(event)
         }
-        continuation.yield(event)
     }
 
     /// Acknowledges a held subscription.

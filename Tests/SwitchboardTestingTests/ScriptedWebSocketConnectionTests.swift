@@ -100,16 +100,44 @@ struct ScriptedTransportTests {
         }
     }
 
-    @Test("run() returns on shutDown and throws when called again")
+    @Test("run() returns on shutDown, throws while already running, and returns at once after shutDown")
     func runAndShutDown() async throws {
         let transport = ScriptedTransport(kind: .graphql)
         async let running: Void = transport.run()
         await transport.waitUntil { $0.isRunning }
+        await #expect(throws: SwitchboardError.self) { try await transport.run() }
         transport.shutDown()
         try await running
-        await #expect(throws: SwitchboardError.self) { try await transport.run() }
+        try await transport.run()
         var events = transport.events.makeAsyncIterator()
         #expect(await events.next() == .connectionStateChanged(.shutDown))
         #expect(await events.next() == nil)
+    }
+
+    @Test("shutDown before run() lets run() return instead of throwing")
+    func shutDownBeforeRun() async throws {
+        let transport = ScriptedTransport(kind: .appsync)
+        transport.shutDown()
+        try await transport.run()
+        #expect(!transport.state.isRunning)
+    }
+
+    @Test("an emitted event is in the sequence before waiters on the state wake up", arguments: 0..<20)
+    func emitOrdersEventBeforeWaiters(round: Int) async throws {
+        let transport = ScriptedTransport(kind: .appsync, behavior: .manual)
+        let key = SubscriptionKey("k\(round)")
+        try transport.subscribe(SubscriptionRequest(key: key, target: .channel("ns/a/b")))
+        // The waiter ends the sequence as soon as it sees the acknowledgement in the state;
+        // the acknowledgement must already be in the sequence by then. A stress test: the
+        // window it guards is narrow, so a regression shows up only in some rounds.
+        async let waiter: Void = {
+            await transport.waitUntil { $0.established.contains(key) }
+            transport.shutDown()
+        }()
+        transport.acknowledge(key)
+        await waiter
+        var seen: [TransportEvent] = []
+        for await event in transport.events { seen.append(event) }
+        #expect(seen == [.subscriptionEstablished(key), .connectionStateChanged(.shutDown)])
     }
 }

@@ -31,3 +31,25 @@ struct SessionSourceTests {
         #expect("\(identity)" == "TransportIdentity(userId: u1, orgId: o1)", "descriptions never show tokens")
     }
 }
+
+@Suite("Session source ordering", .timeLimit(.minutes(1)))
+struct SessionSourceOrderingTests {
+    @Test("concurrent updates reach an observer in the order they were applied", arguments: 0..<5)
+    // A stress test: the reordering it guards against needs two updates to interleave
+    // between the state change and the yield, so a regression shows up only in some rounds.
+    func concurrentUpdates(round: Int) async {
+        let source = SessionSource()
+        let updates = 200
+        var observer = source.updates().makeAsyncIterator()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<updates {
+                group.addTask {
+                    source.update(index.isMultiple(of: 2) ? .signedOut : .signedIn(userId: "u\(index)", orgId: "o") { _ in "t" })
+                }
+            }
+        }
+        var last: Session?
+        for _ in 0...updates { last = await observer.next() }
+        #expect(last?.identity?.userId == source.current.identity?.userId, "round \(round): the observer's last session is the current one")
+    }
+}

@@ -24,8 +24,10 @@ package struct SubscriptionTable: Sendable {
 
     package private(set) var entries: [SubscriptionKey: Entry] = [:]
     private var routes: [SubscriptionKey: Set<StreamID>] = [:]
-    /// Rejected by the server on this connection; not sent again until the next connection.
-    private var rejected: Set<SubscriptionKey> = []
+    /// Rejected by the server on this connection, with the streams the current plan still
+    /// wants from them; not sent again until the next connection. An established subscription
+    /// that the rejected one was meant to replace keeps serving those streams meanwhile.
+    private var rejected: [SubscriptionKey: Set<StreamID>] = [:]
 
     package init() {}
 
@@ -35,7 +37,8 @@ package struct SubscriptionTable: Sendable {
     /// Moves towards `plan`.
     package mutating func apply(_ plan: [SubscriptionKey: PlannedSubscription]) -> [Command] {
         var commands: [Command] = []
-        for key in plan.keys.sorted() where !rejected.contains(key) {
+        for key in rejected.keys.sorted() { rejected[key] = plan[key]?.serves ?? [] }
+        for key in plan.keys.sorted() where rejected[key] == nil {
             guard let planned = plan[key] else { continue }
             if entries[key] != nil {
                 entries[key]?.serves = planned.serves
@@ -66,7 +69,7 @@ package struct SubscriptionTable: Sendable {
     /// meant to serve.
     package mutating func rejected(_ key: SubscriptionKey) -> (streams: Set<StreamID>, commands: [Command]) {
         guard let entry = entries.removeValue(forKey: key) else { return ([], []) }
-        if !entry.retiring { rejected.insert(key) }
+        if !entry.retiring { rejected[key] = entry.serves }
         let commands = retireReplaced()
         recomputeRoutes()
         return (entry.retiring ? [] : entry.serves, commands)
@@ -101,7 +104,9 @@ package struct SubscriptionTable: Sendable {
     /// Unsubscribes retiring entries that no longer serve a wanted stream: either nobody wants
     /// the stream any more, or its new subscription has been acknowledged.
     private mutating func retireReplaced() -> [Command] {
-        var awaitingReplacement: Set<StreamID> = []
+        // Streams whose new subscription was rejected still await a replacement (on the next
+        // connection), so the old subscription keeps serving them.
+        var awaitingReplacement = rejected.values.reduce(into: Set<StreamID>()) { $0.formUnion($1) }
         for entry in entries.values where !entry.retiring && !entry.established {
             awaitingReplacement.formUnion(entry.serves)
         }
@@ -117,7 +122,7 @@ package struct SubscriptionTable: Sendable {
 
     private mutating func recomputeRoutes() {
         routes.removeAll(keepingCapacity: true)
-        var wanted: Set<StreamID> = []
+        var wanted = rejected.values.reduce(into: Set<StreamID>()) { $0.formUnion($1) }
         for entry in entries.values where !entry.retiring { wanted.formUnion(entry.serves) }
         for stream in wanted {
             let candidates = entries.filter { $0.value.serves.contains(stream) }

@@ -14,7 +14,17 @@ extension BackendNotifier {
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
-            if let current = identity, current.userId == next.userId, current.orgId == next.orgId { return }
+            if let current = identity, current.userId == next.userId, current.orgId == next.orgId {
+                // The same user signed in again, typically with a fresh token after
+                // `sessionExpired`. The channels stay the same, so the subscriptions are
+                // kept; the transport reconnects with the new identity (its token provider).
+                logger.debug("signed in again: reconnecting", metadata: ["switchboard.user": "\(next.userId)"])
+                identity = next
+                reportedPlanFailures.removeAll()
+                transport.connect(as: next)
+                reconcile()
+                return
+            }
             if identity != nil {
                 logger.debug("identity changed: resubscribing", metadata: ["switchboard.user": "\(next.userId)"])
                 send(table.removeAll())

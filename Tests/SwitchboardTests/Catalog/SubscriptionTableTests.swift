@@ -58,6 +58,30 @@ struct SubscriptionTableTests {
         #expect(table.apply(plan(a)) == [.subscribe(a.1.request)])
     }
 
+    @Test("a rejected replacement leaves the working subscription serving until the connection changes")
+    func rejectedReplacement() {
+        var table = SubscriptionTable()
+        let exact = planned("a/x", ["presence"])
+        let wildcard = planned("a/*", ["presence", "device"])
+        _ = table.apply(plan(exact))
+        _ = table.established("a/x")
+        #expect(table.apply(plan(wildcard)) == [.subscribe(wildcard.1.request)])
+
+        let result = table.rejected("a/*")
+        #expect(result.streams == ["presence", "device"])
+        #expect(result.commands.isEmpty, "the exact channel still works and must not be unsubscribed")
+        #expect(table.streams(servedBy: "a/x") == ["presence"])
+        #expect(table.apply(plan(wildcard)).isEmpty, "not retried on the same connection")
+        #expect(table.streams(servedBy: "a/x") == ["presence"])
+
+        // Once nobody wants presence any more, the old subscription goes.
+        #expect(table.apply([:]) == [.unsubscribe("a/x")])
+
+        // After a reconnect the replacement is tried again.
+        _ = table.connectionLost()
+        #expect(table.apply(plan(wildcard)) == [.subscribe(wildcard.1.request)])
+    }
+
     @Test("a lost connection drops subscriptions being replaced and unacknowledges the rest")
     func connectionLost() {
         var table = SubscriptionTable()

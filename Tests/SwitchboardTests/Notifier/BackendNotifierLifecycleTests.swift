@@ -97,6 +97,30 @@ struct BackendNotifierLifecycleTests {
         }
     }
 
+    @Test("signing in again as the same user after sessionExpired reconnects with the new token and keeps the subscriptions")
+    func signInAgainAfterExpiry() async throws {
+        try await NotifierHarness.run(.appsync) { h in
+            let presence = await h.notifier.devicePresenceValues()
+            let key = NotifierHarness.channel("device/presenceChanged")
+            h.session.update(NotifierHarness.signedIn())
+            await h.waitForSubscriptions([key])
+            var states = await h.notifier.connectionStates().makeAsyncIterator()
+            h.transport.emit(.connectionStateChanged(.disconnected(SwitchboardError(code: .sessionExpired, message: "token rejected"))))
+            while let state = await states.next() {
+                if case .disconnected = state { break }
+            }
+
+            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "fresh-token" })
+            await h.transport.waitUntil { $0.connectionCount == 2 && $0.established.contains(key) }
+            let commands = h.transport.state.commands
+            #expect(commands.filter { $0 == .connect(userId: "u1", orgId: "o1") }.count == 2)
+            #expect(!commands.contains(.unsubscribe(key)), "the channels did not change: \(commands)")
+            let token = try await h.transport.state.identity?.tokens.token(for: .connect)
+            #expect(token == "fresh-token")
+            withExtendedLifetime(presence) {}
+        }
+    }
+
     @Test("a consumer that stops iterating is released, and its subscription dropped")
     func consumerCancellation() async throws {
         try await NotifierHarness.run(.appsync) { h in
