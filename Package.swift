@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
+        .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
         .trait(
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -65,6 +67,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "switchboard",
+            dependencies: [
+                "Switchboard", "SwitchboardCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SwitchboardCoreTests",
             dependencies: ["SwitchboardCore", "SwitchboardTesting"],
@@ -95,6 +106,11 @@ let package = Package(
                     condition: .when(traits: ["SwiftConfiguration"])
                 ),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardCLITests",
+            dependencies: ["switchboard", "Switchboard", "SwitchboardCore"],
             swiftSettings: swiftSettings
         ),
     ]

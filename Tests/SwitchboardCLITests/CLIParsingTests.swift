@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Switchboard
+import Testing
+
+@testable import switchboard
+
+@Suite("CLI parsing and output", .timeLimit(.minutes(1)))
+struct CLIParsingTests {
+    @Test("stream lists parse in order and reject unknown or repeated names")
+    func streamLists() throws {
+        #expect(try StreamName.parseList("role,devicePresence") == [.role, .devicePresence])
+        #expect(throws: ValidationError.self) { try StreamName.parseList("role,presence") }
+        #expect(throws: ValidationError.self) { try StreamName.parseList("role,role") }
+        #expect(throws: ValidationError.self) { try StreamName.parseList("") }
+        #expect(StreamName.perChannel.count == 9)
+        #expect(!StreamName.perChannel.contains(.device))
+    }
+
+    @Test("an event line carries the stream name and the event in the new contract's field names")
+    func eventLine() throws {
+        let event = DeviceStateOutput(orgId: "o1", siteId: "s/1", thingName: "cam", online: true)
+        let text = try EventLine(stream: .device, event: event).json()
+        #expect(!text.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["stream"] as? String == "device")
+        let fields = try #require(object["event"] as? [String: Any])
+        #expect(fields["siteId"] as? String == "s/1")
+        #expect(fields["deviceGroupID"] == nil)
+        #expect(fields["online"] as? Bool == true)
+        #expect(text.contains(#""s/1""#), "slashes are not escaped: \(text)")
+    }
+
+    @Test("auth specs parse by mode and never print the secret")
+    func authSpecs() throws {
+        #expect(try AuthSpec(parsing: "api-key:da2-abc") == .apiKey("da2-abc"))
+        #expect(try AuthSpec(parsing: "jwt:a.b:c") == .jwt("a.b:c"))
+        #expect(try AuthSpec(parsing: "lambda:tok") == .lambda("tok"))
+        #expect("\(try AuthSpec(parsing: "jwt:secret-token"))" == "jwt")
+        for bad in ["jwt", "jwt:", "basic:x"] {
+            #expect(throws: ValidationError.self) { try AuthSpec(parsing: bad) }
+        }
+        do {
+            _ = try AuthSpec(parsing: "bogus:very-secret")
+            Issue.record("expected an error")
+        } catch {
+            #expect(!"\(error)".contains("very-secret"))
+        }
+    }
+
+    @Test("a config file is read; a missing file or a wrongly typed key is a clear error")
+    func configFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.json")
+        try Data(#"{"transport":"graphql","url":"ws://127.0.0.1:1/graphql","reconnectDelay":0.5,"other":1}"#.utf8).write(to: good)
+        #expect(try ConfigFile.load(good.path) == ConfigFile(transport: "graphql", url: "ws://127.0.0.1:1/graphql", reconnectDelay: 0.5))
+        #expect(try ConfigFile.load(nil) == ConfigFile())
+
+        let badType = directory.appendingPathComponent("bad.json")
+        try Data(#"{"reconnectDelay":"soon"}"#.utf8).write(to: badType)
+        do {
+            _ = try ConfigFile.load(badType.path)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)".contains("reconnectDelay"))
+        }
+        #expect(throws: ValidationError.self) { try ConfigFile.load(directory.appendingPathComponent("none.json").path) }
+    }
+
+    @Test("latency percentiles use the nearest rank")
+    func latency() throws {
+        let samples = (1...100).map { Duration.milliseconds($0) }.shuffled()
+        let summary = try #require(LatencySummary(samples))
+        #expect(summary.count == 100)
+        #expect(summary.p50 == .milliseconds(50))
+        #expect(summary.p99 == .milliseconds(99))
+        #expect(summary.max == .milliseconds(100))
+        #expect(LatencySummary([]) == nil)
+        #expect(LatencySummary([.milliseconds(7)])?.p99 == .milliseconds(7))
+        #expect(LatencySummary.milliseconds(.microseconds(1500)) == "1.50 ms")
+    }
+}
