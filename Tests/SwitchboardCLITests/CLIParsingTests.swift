@@ -82,3 +82,51 @@ struct CLIParsingTests {
         #expect(LatencySummary.milliseconds(.microseconds(1500)) == "1.50 ms")
     }
 }
+
+@Suite("Demo scenario", .timeLimit(.minutes(1)))
+struct DemoScenarioTests {
+    @Test("nine consecutive events cover the nine streams, each decoding into its typed model")
+    func coversEveryType() throws {
+        let scenario = DemoScenario(namespace: "vortex-app", userId: "demo-user", orgId: "demo-org")
+        let date = Date(timeIntervalSince1970: 1_790_000_000)
+        let events = (0..<9).map { scenario.event($0, at: date) }
+        #expect(Set(events.map(\.stream)) == Set(StreamName.perChannel))
+        for event in events {
+            #expect(event.channel.hasPrefix("vortex-app/user/demo-user/"))
+            _ = try ChannelPath(event.channel, allowWildcard: false)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(event.payload.utf8)) as? [String: Any])
+            #expect(object["timestamp"] as? String == "2026-09-21T14:13:20.000Z")
+            #expect((object["eventType"] as? String).map { event.channel.hasSuffix($0) || $0.hasPrefix("user/") } == true)
+        }
+        let archive = try JSONDecoder().decode(ArchiveStateOutput.self, from: Data(events[3].payload.utf8))
+        #expect(archive.videoSize == 3_000_000_000)
+        let revoke = try JSONDecoder().decode(UserTokenRevokeOutput.self, from: Data(events[8].payload.utf8))
+        #expect(revoke.userId == "demo-user")
+        #expect(scenario.event(9, at: date).stream == .devicePresence)
+        #expect(scenario.event(9, at: date).payload != events[0].payload)
+    }
+}
+
+@Suite("Demo report", .timeLimit(.minutes(1)))
+struct DemoReportTests {
+    @Test("events are matched per stream in order; latency and completeness follow")
+    func matching() {
+        var report = DemoReport()
+        let start = ContinuousClock.now
+        report.published(.role, at: start)
+        report.published(.role, at: start + .milliseconds(10))
+        report.published(.plan, at: start + .milliseconds(20))
+        #expect(!report.isComplete)
+        report.received(.plan, at: start + .milliseconds(23))
+        report.received(.role, at: start + .milliseconds(1))
+        report.received(.role, at: start + .milliseconds(15))
+        report.received(.license, at: start + .milliseconds(30))
+        #expect(report.isComplete)
+        #expect(report.unexpected == 1)
+        #expect(report.latencies == [.milliseconds(3), .milliseconds(1), .milliseconds(5)])
+        let summary = report.summary()
+        #expect(summary.contains { $0.hasPrefix("plan") && $0.hasSuffix("1") })
+        #expect(summary.contains("total: 3 of 3 events received"))
+        #expect(summary.last?.contains("p50 3.00 ms") == true)
+    }
+}
