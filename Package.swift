@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
+        .library(name: "SwitchboardNIO", targets: ["SwitchboardNIO"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
@@ -28,6 +29,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -64,6 +70,19 @@ let package = Package(
                     package: "swift-configuration",
                     condition: .when(traits: ["SwiftConfiguration"])
                 ),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SwitchboardNIO",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -105,6 +124,21 @@ let package = Package(
                     package: "swift-configuration",
                     condition: .when(traits: ["SwiftConfiguration"])
                 ),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardNIOTests",
+            dependencies: [
+                "SwitchboardNIO", "SwitchboardCore", "SwitchboardTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
