@@ -1,0 +1,51 @@
+import Hummingbird
+import HummingbirdWebSocket
+
+/// `POST /control/…`: fault injection over HTTP, for a standalone emulator. Each answers
+/// `{"connections": n}` (the number of connections affected) or `{}`.
+///
+/// - `POST /control/drop?code=4000&reason=text` closes every connection with a close frame
+/// - `POST /control/abort` closes every connection's TCP stream without a close frame
+/// - `POST /control/stall?ms=5000` stalls output for that long
+/// - `POST /control/garbage` sends a non-JSON frame
+/// - `POST /control/reject-auth?count=2` refuses the next 2 connections (no `count`: until reset)
+/// - `POST /control/latency?ms=200` delays each frame (`ms=0` removes the delay)
+/// - `POST /control/reset` clears rejection and latency
+struct ControlRoutes {
+    let emulator: SwitchboardEmulator
+
+    func register(on router: Router<EmulatorRequestContext>) {
+        let emulator = self.emulator
+        let group = router.group("control")
+        group.post("drop") { request, _ in
+            let code = request.uri.queryParameters.get("code", as: UInt16.self) ?? 1001
+            let reason = request.uri.queryParameters.get("reason") ?? ""
+            return Self.count(emulator.dropAllConnections(code: code, reason: reason))
+        }
+        group.post("abort") { _, _ in Self.count(emulator.abortAllConnections()) }
+        group.post("garbage") { _, _ in Self.count(emulator.sendGarbageFrame()) }
+        group.post("stall") { request, _ in
+            guard let ms = request.uri.queryParameters.get("ms", as: Int.self), ms >= 0 else {
+                throw HTTPError(.badRequest, message: "stall needs ms=<non-negative integer>")
+            }
+            return Self.count(emulator.stallConnections(for: .milliseconds(ms)))
+        }
+        group.post("reject-auth") { request, _ in
+            emulator.rejectAuthentication(nextConnections: request.uri.queryParameters.get("count", as: Int.self))
+            return HTTPPublishRoute.json(.ok, [:])
+        }
+        group.post("latency") { request, _ in
+            guard let ms = request.uri.queryParameters.get("ms", as: Int.self), ms >= 0 else {
+                throw HTTPError(.badRequest, message: "latency needs ms=<non-negative integer>")
+            }
+            emulator.setFrameLatency(ms == 0 ? nil : .milliseconds(ms))
+            return HTTPPublishRoute.json(.ok, [:])
+        }
+        group.post("reset") { _, _ in
+            emulator.resetFaults()
+            return HTTPPublishRoute.json(.ok, [:])
+        }
+    }
+
+    static func count(_ n: Int) -> Response { HTTPPublishRoute.json(.ok, ["connections": n]) }
+}

@@ -1,0 +1,53 @@
+import Metrics
+import SwitchboardCore
+
+/// The one event bus behind every protocol endpoint and the in-process publish API.
+///
+/// Subscribers register a channel path (wildcards allowed) and a delivery closure; a publish
+/// calls the closure of every matching subscription with the channel and the event's JSON text.
+/// Delivery closures must not block: they hand the event to their connection's outbox.
+final class EventBus: Sendable {
+    typealias Delivery = @Sendable (_ channel: ChannelPath, _ event: String) -> Void
+
+    private struct Subscriber {
+        var channel: ChannelPath
+        var deliver: Delivery
+    }
+
+    private struct Key: Hashable {
+        var connection: Int
+        var id: String
+    }
+
+    private let subscribers = LockedValue<[Key: Subscriber]>([:])
+
+    /// Registers (or replaces) connection `connection`'s subscription `id`.
+    func subscribe(connection: Int, id: String, channel: ChannelPath, deliver: @escaping Delivery) {
+        subscribers.withLock { $0[Key(connection: connection, id: id)] = Subscriber(channel: channel, deliver: deliver) }
+    }
+
+    /// Removes one subscription.
+    func unsubscribe(connection: Int, id: String) {
+        _ = subscribers.withLock { $0.removeValue(forKey: Key(connection: connection, id: id)) }
+    }
+
+    /// Removes every subscription of a connection.
+    func removeAll(connection: Int) {
+        subscribers.withLock { $0 = $0.filter { $0.key.connection != connection } }
+    }
+
+    /// Delivers `event` to every subscription matching `channel`.
+    /// - Returns: How many subscriptions received it.
+    @discardableResult
+    func publish(channel: ChannelPath, event: String) -> Int {
+        let targets = subscribers.withLock { state in
+            state.values.filter { $0.channel.matches(channel) }.map(\.deliver)
+        }
+        EmulatorMetrics.eventsPublished.increment()
+        for deliver in targets { deliver(channel, event) }
+        return targets.count
+    }
+
+    /// The number of live subscriptions, across all connections.
+    var subscriptionCount: Int { subscribers.withLock { $0.count } }
+}

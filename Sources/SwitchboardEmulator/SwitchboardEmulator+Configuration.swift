@@ -1,0 +1,95 @@
+import Logging
+
+extension SwitchboardEmulator {
+    /// How the emulator listens, authorizes and paces its connections.
+    ///
+    /// The emulator always binds `127.0.0.1`; ``port`` `0` (the default) lets the system pick a free
+    /// port, which ``Endpoints`` then reports.
+    public struct Configuration: Sendable {
+        /// The TCP port to listen on; `0` picks a free one.
+        public var port: Int
+        /// Who may connect, subscribe and publish.
+        public var auth: Auth
+        /// The channel namespaces the API defines; anything else is rejected as the service does
+        /// (`UnauthorizedException`). Defaults to `["vortex-app"]`.
+        public var namespaces: Set<String>
+        /// How often a `ka` frame is sent to each AppSync Events connection. Defaults to 60 s.
+        public var keepAliveInterval: Duration
+        /// The `connectionTimeoutMs` advertised in `connection_ack`. Defaults to 300 000.
+        public var connectionTimeoutMs: Int
+        /// The most subscriptions one connection may hold (`MaxSubscriptionsReachedError` beyond).
+        public var maximumSubscriptionsPerConnection: Int
+        /// A JSON Lines file that records every frame in and out, or nil (the default) to record
+        /// nothing. The file is created or truncated at start. See <doc:RecordingFormat>.
+        public var recordingPath: String?
+        /// The logger; frames at trace, lifecycle at debug. Credentials are never logged.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - port: The TCP port, `0` for any free port.
+        ///   - auth: The accepted credentials.
+        ///   - namespaces: The defined channel namespaces.
+        ///   - keepAliveInterval: The interval between `ka` frames.
+        ///   - connectionTimeoutMs: The value advertised in `connection_ack`.
+        ///   - maximumSubscriptionsPerConnection: The subscription limit per connection.
+        ///   - recordingPath: A JSON Lines file to record every frame to, or nil.
+        ///   - logger: The logger to use.
+        public init(
+            port: Int = 0,
+            auth: Auth,
+            namespaces: Set<String> = ["vortex-app"],
+            keepAliveInterval: Duration = .seconds(60),
+            connectionTimeoutMs: Int = 300_000,
+            maximumSubscriptionsPerConnection: Int = 200,
+            recordingPath: String? = nil,
+            logger: Logger
+        ) {
+            self.port = port
+            self.auth = auth
+            self.namespaces = namespaces
+            self.keepAliveInterval = keepAliveInterval
+            self.connectionTimeoutMs = connectionTimeoutMs
+            self.maximumSubscriptionsPerConnection = maximumSubscriptionsPerConnection
+            self.recordingPath = recordingPath
+            self.logger = logger
+        }
+    }
+
+    /// The credentials the emulator accepts, as the backend's authorizer would.
+    ///
+    /// An API key has full access to every channel of a defined namespace. A JWT (HS256, signed
+    /// with ``jwtSecret``, `exp` checked) identifies the user by its `sub` claim and may only use
+    /// channels under `<namespace>/user/<sub>/…`.
+    public struct Auth: Sendable {
+        /// The accepted API keys (`x-api-key`).
+        public var apiKeys: Set<String>
+        /// The HMAC-SHA256 secret that signs accepted JWTs (`Authorization`), or nil to refuse JWTs.
+        public var jwtSecret: [UInt8]?
+
+        /// Creates an auth configuration.
+        /// - Parameters:
+        ///   - apiKeys: The accepted API keys.
+        ///   - jwtSecret: The HS256 secret for JWTs, or nil.
+        public init(apiKeys: Set<String> = [], jwtSecret: [UInt8]? = nil) {
+            self.apiKeys = apiKeys
+            self.jwtSecret = jwtSecret
+        }
+    }
+
+    /// Where a running emulator can be reached.
+    public struct Endpoints: Sendable, Hashable {
+        /// The bound port.
+        public var port: Int
+        /// The AppSync Events WebSocket URL, `ws://127.0.0.1:<port>/event/realtime`.
+        public var realtimeURL: String { "ws://127.0.0.1:\(port)/event/realtime" }
+        /// The AppSync Events HTTP publish URL, `http://127.0.0.1:<port>/event`.
+        public var httpURL: String { "http://127.0.0.1:\(port)/event" }
+        /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (not served yet).
+        public var graphQLURL: String { "ws://127.0.0.1:\(port)/graphql" }
+        /// The base of the control endpoints, `http://127.0.0.1:<port>/control`.
+        public var controlURL: String { "http://127.0.0.1:\(port)/control" }
+        /// The `host` value clients put in their auth header object.
+        public var host: String { "127.0.0.1:\(port)" }
+    }
+}

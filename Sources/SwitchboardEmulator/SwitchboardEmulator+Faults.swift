@@ -1,0 +1,51 @@
+extension SwitchboardEmulator {
+    /// Closes every open protocol connection with a close frame carrying `code` and `reason`.
+    /// - Parameters:
+    ///   - code: The WebSocket close code, such as 1001 or 4000.
+    ///   - reason: The close reason.
+    /// - Returns: How many connections were told to close.
+    @discardableResult
+    public func dropAllConnections(code: UInt16 = 1001, reason: String = "") -> Int {
+        let outboxes = registry.all
+        for outbox in outboxes { outbox.close(code: code, reason: reason) }
+        return outboxes.count
+    }
+
+    /// Closes every open connection's TCP stream without a WebSocket close frame, as a network
+    /// failure would (the client sees the stream end, no close code).
+    /// - Returns: How many connections were aborted.
+    @discardableResult
+    public func abortAllConnections() -> Int { broadcast(.abort) }
+
+    /// Stops every open connection's output (keep-alives and data) for `duration` on the emulator's
+    /// clock; queued frames follow afterwards.
+    /// - Parameter duration: How long to stall.
+    /// - Returns: How many connections stall.
+    @discardableResult
+    public func stallConnections(for duration: Duration) -> Int { broadcast(.stall(duration)) }
+
+    /// Sends one text frame that is not JSON to every open connection.
+    /// - Returns: How many connections got it.
+    @discardableResult
+    public func sendGarbageFrame() -> Int { broadcast(.garbage) }
+
+    /// Refuses new connections with `connection_error` (`UnauthorizedException`) whatever their
+    /// credentials: the next `count` connections, or every one until ``resetFaults()`` when nil.
+    /// - Parameter count: How many connections to refuse, or nil for all until reset.
+    public func rejectAuthentication(nextConnections count: Int?) {
+        faults.rejectAuthentication(nextConnections: count)
+    }
+
+    /// Delays every outbound frame by `latency` on the emulator's clock (nil: no delay).
+    /// - Parameter latency: The delay per frame.
+    public func setFrameLatency(_ latency: Duration?) { faults.frameLatency = latency }
+
+    /// Clears the auth rejection and the per-frame latency.
+    public func resetFaults() { faults.reset() }
+
+    private func broadcast(_ item: Outgoing) -> Int {
+        let outboxes = registry.all
+        for outbox in outboxes { outbox.send(item) }
+        return outboxes.count
+    }
+}

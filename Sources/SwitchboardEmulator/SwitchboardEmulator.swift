@@ -1,0 +1,155 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import SwitchboardCore
+
+/// A local server that speaks the AWS AppSync Events protocol (WebSocket `/event/realtime` and
+/// HTTP `POST /event`) so Switchboard can be demonstrated and tested without a cloud account.
+///
+/// It binds `127.0.0.1` only. Run it embedded in a test with
+/// ``withRunningEmulator(configuration:clock:_:)``:
+///
+/// ```swift
+/// let configuration = SwitchboardEmulator.Configuration(auth: .init(apiKeys: ["key"]), logger: logger)
+/// try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
+///     // connect to endpoints.realtimeURL …
+///     try emulator.publish(channel: "vortex-app/user/42/roleChanged", event: #"{"reason":"x"}"#)
+/// }
+/// ```
+public struct SwitchboardEmulator: Sendable {
+    /// The configuration the emulator runs with.
+    public let configuration: Configuration
+    let bus = EventBus()
+    let registry = ConnectionRegistry()
+    let faults = FaultState()
+    let clock: any Clock<Duration>
+    let now: @Sendable () -> Date
+
+    /// Creates an emulator; nothing listens until ``run(onStart:)``.
+    /// - Parameters:
+    ///   - configuration: Port, auth and pacing.
+    ///   - clock: The clock for keep-alives and time-based faults.
+    public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(configuration: configuration, clock: clock, now: { Date() })
+    }
+
+    init(configuration: Configuration, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        self.clock = clock
+        self.now = now
+    }
+
+    /// Binds `127.0.0.1`, reports the endpoints, and serves until the calling task is cancelled
+    /// (graceful shutdown).
+    /// - Parameter onStart: Called once the server listens, with its endpoints.
+    /// - Throws: If the port cannot be bound.
+    public func run(onStart: @escaping @Sendable (Endpoints) async -> Void = { _ in }) async throws {
+        let recorder = try configuration.recordingPath.map { try FrameRecorder(path: $0, clock: clock) }
+        defer { recorder?.close() }
+        let router = Router(context: EmulatorRequestContext.self)
+        HTTPPublishRoute(configuration: configuration, bus: bus, now: now).register(on: router)
+        ControlRoutes(emulator: self).register(on: router)
+        let driver = AppSyncConnectionDriver(
+            configuration: configuration, bus: bus, registry: registry, faults: faults, recorder: recorder,
+            clock: clock, now: now)
+        router.ws("/event/realtime") { request, _ in
+            guard SubprotocolOffer.offered(request.headers).contains(AppSyncConnectionDriver.subprotocol) else {
+                return .dontUpgrade
+            }
+            return .upgrade([.secWebSocketProtocol: AppSyncConnectionDriver.subprotocol])
+        } onUpgrade: { inbound, outbound, context in
+            try await driver.run(
+                headers: context.request.headers, channel: context.requestContext.channel,
+                inbound: inbound, outbound: outbound)
+        }
+        let logger = configuration.logger
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router,
+                configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled))),
+            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "SwitchboardEmulator"),
+            onServerRunning: { channel in
+                guard let port = channel.localAddress?.port else { return }
+                logger.debug("emulator listening", metadata: ["emulator.port": "\(port)"])
+                await onStart(Endpoints(port: port))
+            },
+            logger: logger
+        )
+        try await app.run()
+    }
+
+    /// Publishes an event in process, as the backend would: every matching subscriber of every
+    /// protocol receives it.
+    /// - Parameters:
+    ///   - channel: A concrete channel (no `*`).
+    ///   - event: The event's JSON text.
+    /// - Returns: How many subscriptions received it.
+    /// - Throws: ``SwitchboardError`` `invalidChannel` for a bad channel, `publishRejected` for
+    ///   text that is not JSON or exceeds 240 KB.
+    @discardableResult
+    public func publish(channel: String, event: String) throws -> Int {
+        let path = try ChannelPath(channel, allowWildcard: false)
+        if case .success(let outcomes) = PublishValidator.validate(events: [event], identifiers: ["local"]),
+            case .failed(_, _, _, let message) = outcomes[0]
+        {
+            throw SwitchboardError(code: .publishRejected, message: message)
+        }
+        return bus.publish(channel: path, event: event)
+    }
+
+    /// The number of open protocol connections.
+    public var connectionCount: Int { registry.count }
+
+    /// The number of live subscriptions across every connection.
+    public var subscriptionCount: Int { bus.subscriptionCount }
+}
+
+/// Runs an emulator for the duration of `body`, then shuts it down gracefully.
+/// - Parameters:
+///   - configuration: The emulator's configuration (use port `0` in tests).
+///   - clock: The clock for keep-alives and time-based faults.
+///   - body: Runs while the emulator serves; gets the emulator and its endpoints.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws, or a bind failure.
+@discardableResult
+public func withRunningEmulator<Result: Sendable>(
+    configuration: SwitchboardEmulator.Configuration,
+    clock: any Clock<Duration> = ContinuousClock(),
+    _ body: (SwitchboardEmulator, SwitchboardEmulator.Endpoints) async throws -> Result
+) async throws -> Result {
+    try await withRunningEmulator(SwitchboardEmulator(configuration: configuration, clock: clock), body)
+}
+
+/// Runs an existing emulator for the duration of `body`, then shuts it down gracefully.
+/// - Parameters:
+///   - emulator: The emulator to run.
+///   - body: Runs while the emulator serves; gets the emulator and its endpoints.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws, or a bind failure.
+@discardableResult
+public func withRunningEmulator<Result: Sendable>(
+    _ emulator: SwitchboardEmulator,
+    _ body: (SwitchboardEmulator, SwitchboardEmulator.Endpoints) async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        let (started, continuation) = AsyncStream.makeStream(of: SwitchboardEmulator.Endpoints.self)
+        group.addTask {
+            defer { continuation.finish() }
+            try await emulator.run { continuation.yield($0) }
+        }
+        var iterator = started.makeAsyncIterator()
+        guard let endpoints = await iterator.next() else {
+            try await group.waitForAll()
+            throw SwitchboardError(code: .network, message: "the emulator stopped before it listened")
+        }
+        let result = try await body(emulator, endpoints)
+        group.cancelAll()
+        do {
+            try await group.waitForAll()
+        } catch is CancellationError {
+        }
+        return result
+    }
+}
