@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
         .library(name: "SwitchboardNIO", targets: ["SwitchboardNIO"]),
         .library(name: "SwitchboardEmulator", targets: ["SwitchboardEmulator"]),
+        .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
@@ -87,6 +88,15 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SwitchboardGraphQL",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -170,6 +180,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardGraphQLTests",
+            dependencies: [
+                "SwitchboardGraphQL", "SwitchboardTesting", "Switchboard", "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,186 @@
+import Foundation
+import SwitchboardCore
+
+extension GraphQLConnectionStateMachine {
+    /// Why a connection ended, as the machine classifies it.
+    enum Ending: Equatable {
+        /// The server refused the credentials: refresh once, then `sessionExpired`.
+        case authorization(String)
+        /// Never retried (a protocol or configuration problem the server will keep refusing).
+        case fatal(SwitchboardError)
+        /// Retried per the reconnect policy.
+        case retryable(ReconnectPolicy.Disconnect.Reason, isNormal: Bool)
+    }
+
+    /// Socket `generation` is open: send `connection_init` and wait for the acknowledgement.
+    mutating func opened(generation: Int, token: String?, now: Duration) -> [Action] {
+        guard case .opening(generation, let attempt) = phase else {
+            return [.close(generation: generation, code: .normalClosure, reason: "stale connection")]
+        }
+        let deadline = now + settings.ackTimeout
+        phase = .awaitingAck(generation: generation, attempt: attempt, deadline: deadline)
+        return [.send(generation: generation, .connectionInit(token: token))] + arm(deadline)
+    }
+
+    /// Opening socket `generation` failed (token provider, connect, handshake).
+    mutating func openFailed(generation: Int, error: any Error, now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
+        guard currentGeneration == generation else { return [] }
+        let ending: Ending
+        if let handshake = error as? WebSocketHandshakeError {
+            ending = handshake.isAuthorizationFailure
+                ? .authorization(handshake.description)
+                : .retryable(.failed(SwitchboardError(code: .network, message: handshake.description, cause: handshake)), isNormal: false)
+        } else if let error = error as? SwitchboardError {
+            ending = error.code == .sessionExpired
+                ? .authorization(error.message)
+                : .retryable(.failed(error), isNormal: false)
+        } else {
+            ending = .retryable(.failed(SwitchboardError(code: .network, message: "could not connect: \(error)")), isNormal: false)
+        }
+        return ended(ending, now: now, random: &random)
+    }
+
+    /// Socket `generation` closed or failed.
+    mutating func closed(generation: Int, close: WebSocketClose?, failure: (any Error)?, now: Duration,
+                         random: inout some RandomNumberGenerator) -> [Action] {
+        guard currentGeneration == generation else { return [] }
+        let ending: Ending
+        if let close {
+            ending = classify(close)
+        } else {
+            let message = failure.map { "the connection failed: \($0)" } ?? "the connection ended without a close frame"
+            ending = .retryable(.failed(SwitchboardError(code: .network, message: message)), isNormal: false)
+        }
+        return ended(ending, now: now, random: &random, alreadyClosed: true)
+    }
+
+    /// The close-code table (protocol doc §2 for graphql-transport-ws).
+    func classify(_ close: WebSocketClose) -> Ending {
+        let code = close.code.rawValue
+        let text = close.reason.isEmpty ? "closed with \(code)" : "closed with \(code): \(close.reason)"
+        let acked: Bool = if case .connected = phase { true } else { false }
+        if settings.dialect == .graphQLTransportWS {
+            switch code {
+            case 4401, 4403:
+                return .authorization(text)
+            case 4400, 4406, 4409, 4429, 4500, 4004, 4005:
+                let errorCode: SwitchboardError.Code = code == 4406 ? .invalidConfiguration : .protocolViolation
+                return .fatal(SwitchboardError(code: errorCode, message: "the server \(text)"))
+            case 4408, 4499, 4504, 1001, 1005, 1006, 1012, 1013, 1014:
+                return .retryable(.closed(close), isNormal: false)
+            case 1000:
+                // A normal close the client did not ask for, with subscriptions still held, is
+                // not the end of the session (graphql-ws #446): retry per policy.
+                return .retryable(.closed(close), isNormal: held.isEmpty)
+            case 1000..<2000:
+                return .fatal(SwitchboardError(code: .protocolViolation, message: "the server \(text)"))
+            default:
+                return .retryable(.closed(close), isNormal: false)
+            }
+        }
+        if !acked && (code == 4401 || code == 4403) { return .authorization(text) }
+        // Legacy and AppSync servers close with 1000 even on trouble; a close the client did not
+        // ask for while subscriptions are held counts as abnormal.
+        return .retryable(.closed(close), isNormal: code == 1000 && held.isEmpty)
+    }
+
+    /// Ends the current connection and decides what comes next.
+    mutating func ended(_ ending: Ending, now: Duration, random: inout some RandomNumberGenerator,
+                        alreadyClosed: Bool = false) -> [Action] {
+        guard let generation = currentGeneration else { return [] }
+        let attempt: Int = switch phase {
+        case .opening(_, let attempt), .awaitingAck(_, let attempt, _): attempt
+        default: 0
+        }
+        var actions: [Action] = []
+        if !alreadyClosed {
+            let code: WebSocketCloseCode = settings.dialect == .graphQLTransportWS ? WebSocketCloseCode(4499) : .normalClosure
+            actions.append(.close(generation: generation, code: code, reason: "connection abandoned"))
+        }
+        resetWire()
+        switch ending {
+        case .authorization(let message):
+            if !refreshedAfterRejection {
+                refreshedAfterRejection = true
+                actions.append(.report(.error(SwitchboardError(
+                    code: .sessionExpired, message: "credentials rejected (\(message)); refreshing the token once"))))
+                return actions + startOpening(attempt: max(attempt, 1), tokenReason: .refreshAfterRejection)
+            }
+            phase = .disconnected
+            let error = SwitchboardError(code: .sessionExpired, message: "credentials rejected after a token refresh: \(message)")
+            return actions + [.report(.connectionStateChanged(.disconnected(error)))]
+        case .fatal(let error):
+            phase = .disconnected
+            return actions + [.report(.connectionStateChanged(.disconnected(error)))]
+        case .retryable(let reason, let isNormal):
+            let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: isNormal)
+            // Attempts count connects since the last acknowledged connection: the connect that
+            // would follow is attempt `attempt + 1` (1 after losing an acknowledged connection).
+            let next = attempt + 1
+            if case .failed(let error) = reason { actions.append(.report(.error(error))) }
+            switch settings.policy.decision(for: disconnect, attempt: next, using: &random) {
+            case .reconnect(let delay):
+                let until = now + delay
+                phase = .waitingToReconnect(attempt: next, until: until)
+                return actions + [.report(.connectionStateChanged(.waitingToReconnect(attempt: next, delay: delay)))] + arm(until)
+            case .stop:
+                phase = .disconnected
+                let error: SwitchboardError? = switch reason {
+                case .requested: nil
+                case .failed(let error): error
+                case .closed(let close): isNormal ? nil : SwitchboardError(
+                    code: .network, message: "the server closed the connection (\(ReconnectPolicy.Disconnect.Reason.closed(close)))")
+                }
+                return actions + [.report(.connectionStateChanged(.disconnected(error)))]
+            }
+        }
+    }
+
+    /// A timer fired: check every deadline against `now`.
+    mutating func timerFired(now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
+        if let armed = armedTimer, armed <= now { armedTimer = nil }
+        switch phase {
+        case .awaitingAck(_, _, let deadline) where deadline <= now:
+            let error = SwitchboardError(code: .timeout, message: "no connection_ack within \(settings.ackTimeout)")
+            return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
+        case .awaitingAck(_, _, let deadline):
+            return arm(deadline)
+        case .waitingToReconnect(let attempt, let until) where until <= now:
+            let tokenReason: TokenRequestReason = .connect
+            return startOpening(attempt: attempt, tokenReason: tokenReason)
+        case .waitingToReconnect(_, let until):
+            return arm(until)
+        case .connected(let generation, var liveness):
+            if let deadline = liveness.keepAliveDeadline, deadline <= now {
+                let error = SwitchboardError(code: .timeout, message: "no keep-alive within \(liveness.keepAliveWindow ?? settings.keepAliveTimeout)")
+                return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
+            }
+            if let deadline = liveness.pongDeadline, deadline <= now {
+                let error = SwitchboardError(code: .timeout, message: "no pong within \(settings.pongTimeout)")
+                return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
+            }
+            var actions: [Action] = []
+            if let due = liveness.nextPing, due <= now, let interval = settings.pingInterval {
+                actions.append(.send(generation: generation, .ping))
+                liveness.nextPing = now + interval
+                if liveness.pongDeadline == nil { liveness.pongDeadline = now + settings.pongTimeout }
+            }
+            phase = .connected(generation: generation, liveness)
+            return actions + armLiveness(liveness)
+        default:
+            return []
+        }
+    }
+
+    /// Schedules a wake-up at `instant` unless one at or before it is already armed.
+    mutating func arm(_ instant: Duration) -> [Action] {
+        if let armed = armedTimer, armed <= instant { return [] }
+        armedTimer = instant
+        return [.scheduleTimer(at: instant)]
+    }
+
+    mutating func armLiveness(_ liveness: Liveness) -> [Action] {
+        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline].compactMap { $0 }.min()
+        return next.map { arm($0) } ?? []
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SwitchboardCore
+
+extension GraphQLConnectionStateMachine {
+    /// A frame arrived on connection `generation` and decoded to `message`.
+    mutating func received(_ message: GraphQLServerMessage, generation: Int, now: Duration,
+                           random: inout some RandomNumberGenerator) -> [Action] {
+        guard currentGeneration == generation else { return [] }
+        switch phase {
+        case .awaitingAck:
+            return receivedBeforeAck(message, generation: generation, now: now, random: &random)
+        case .connected(_, var liveness):
+            // Any frame proves the connection alive for the server keep-alive watchdog.
+            if liveness.keepAliveDeadline != nil, let window = liveness.keepAliveWindow {
+                liveness.keepAliveDeadline = now + window
+            }
+            if case .keepAlive = message, liveness.keepAliveDeadline == nil,
+               capabilities.serverKeepAlive == .afterFirstKeepAlive {
+                liveness.keepAliveWindow = settings.keepAliveTimeout
+                liveness.keepAliveDeadline = now + settings.keepAliveTimeout
+            }
+            if case .pong = message { liveness.pongDeadline = nil }
+            phase = .connected(generation: generation, liveness)
+            return armLiveness(liveness) + receivedWhileConnected(message, generation: generation)
+        default:
+            return []
+        }
+    }
+
+    private mutating func receivedBeforeAck(_ message: GraphQLServerMessage, generation: Int, now: Duration,
+                                            random: inout some RandomNumberGenerator) -> [Action] {
+        switch message {
+        case .connectionAck(let window):
+            refreshedAfterRejection = false
+            var liveness = Liveness()
+            switch capabilities.serverKeepAlive {
+            case .fromAcknowledgement:
+                liveness.keepAliveWindow = window ?? settings.keepAliveTimeout
+                liveness.keepAliveDeadline = now + (window ?? settings.keepAliveTimeout)
+            case .afterFirstKeepAlive, .none:
+                break
+            }
+            if capabilities.clientPings, let interval = settings.pingInterval {
+                liveness.nextPing = now + interval
+            }
+            phase = .connected(generation: generation, liveness)
+            var actions: [Action] = [.report(.connectionStateChanged(.connected))]
+            for key in held.keys.sorted() { actions += sendStart(key, generation: generation) }
+            return actions + armLiveness(liveness)
+        case .connectionError(let errors):
+            let message = errors.map(\.description).joined(separator: "; ")
+            // Legacy servers answer a refused init with connection_error; AppSync says why.
+            if settings.dialect == .graphQLWS || errors.contains(where: \.isAuthorization) {
+                return ended(.authorization(message), now: now, random: &random)
+            }
+            let error = SwitchboardError(code: .network, message: "connection refused: \(message)")
+            return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
+        case .ping(let payload):
+            return [.send(generation: generation, .pong(payload: payload))]
+        case .keepAlive, .pong:
+            return []
+        case .subscriptionAck, .next, .error, .complete:
+            return [.report(.error(SwitchboardError(
+                code: .protocolViolation, message: "operation frame before connection_ack; ignored")))]
+        }
+    }
+
+    private mutating func receivedWhileConnected(_ message: GraphQLServerMessage, generation: Int) -> [Action] {
+        switch message {
+        case .connectionAck, .keepAlive, .pong:
+            return []
+        case .ping(let payload):
+            return [.send(generation: generation, .pong(payload: payload))]
+        case .connectionError(let errors):
+            // After the ack it reports a frame the server could not parse; the socket stays open.
+            return [.report(.error(SwitchboardError(
+                code: .protocolViolation, message: "server reported: \(errors.map(\.description).joined(separator: "; "))")))]
+        case .subscriptionAck(let id):
+            switch active[id] {
+            case .serving(let key)?:
+                held[key]?.wire = .established(id: id)
+                return [.report(.subscriptionEstablished(key))]
+            case .cancelled?:
+                active[id] = nil
+                return [.send(generation: generation, .unsubscribe(id: id))]
+            case nil:
+                return []
+            }
+        case .next(let id, let data, let errors):
+            return receivedResult(id: id, data: data, errors: errors)
+        case .error(let id?, let errors):
+            return failed(id: id, message: errors.map(\.description).joined(separator: "; "))
+        case .error(nil, let errors):
+            // AppSync throttling (LimitExceededError) and similar arrive without an id.
+            return [.report(.error(SwitchboardError(
+                code: .subscriptionRejected, message: errors.map(\.description).joined(separator: "; "))))]
+        case .complete(let id):
+            guard case .serving(let key)? = active.removeValue(forKey: id) else { return [] }
+            held[key] = nil
+            return [.report(.subscriptionFailed(key, SwitchboardError(
+                code: .subscriptionRejected, message: "the server ended the subscription")))]
+        }
+    }
+
+    private mutating func receivedResult(id: String, data: Data?, errors: [GraphQLServerError]) -> [Action] {
+        guard case .serving(let key)? = active[id] else { return [] }
+        if let data { return [.deliver(key, data)] }
+        let message = errors.isEmpty ? "a result with neither data nor errors" : errors.map(\.description).joined(separator: "; ")
+        if settings.dialect == .graphQLTransportWS {
+            // Resolver errors ride on `next` and do not end the operation.
+            return [.report(.error(SwitchboardError(code: .subscriptionRejected, message: "\(key): \(message)")))]
+        }
+        // Legacy servers report validation errors as `data` with `errors`: the operation failed.
+        return failed(id: id, message: message)
+    }
+
+    /// The server ended operation `id` with an error: the subscription fails alone, and no stop is
+    /// ever sent for the id (the server no longer knows it).
+    private mutating func failed(id: String, message: String) -> [Action] {
+        guard case .serving(let key)? = active.removeValue(forKey: id) else { return [] }
+        held[key] = nil
+        return [.report(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: message)))]
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import SwitchboardCore
+
+extension GraphQLTransport {
+    /// Reads one socket until it ends, tagging everything with its generation, so frames of an
+    /// abandoned socket are recognised and dropped by the state machine.
+    func startReading(_ socket: any WebSocketConnection, generation: Int, group: inout DiscardingTaskGroup) {
+        let inputs = inputContinuation
+        group.addTask {
+            do {
+                for try await event in socket.inbound {
+                    inputs.yield(.inbound(generation: generation, event))
+                    if case .closed = event { return }
+                }
+                inputs.yield(.inboundEnded(generation: generation, error: nil))
+            } catch {
+                inputs.yield(.inboundEnded(generation: generation, error: error))
+            }
+        }
+    }
+
+    /// A per-transport prefix for wire ids: for AppSync the first 20 hex digits of a UUID-shaped
+    /// id (the counter fills the last 12), for the others a short tag.
+    static func idPrefix(dialect: GraphQLProtocol, random: inout some RandomNumberGenerator) -> String {
+        let high = random.next()
+        let low = random.next()
+        func hex(_ value: UInt64, _ digits: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        guard dialect == .appSyncGraphQL else { return "" }
+        let a = hex(high >> 32, 8)
+        let b = hex((high >> 16) & 0xFFFF, 4)
+        let c = hex(0x4000 | (high & 0x0FFF), 4)
+        let d = hex(0x8000 | (low & 0x3FFF), 4)
+        return "\(a)-\(b)-\(c)-\(d)-"
+    }
+
+    /// Describes an error for a log line without anything that could carry a credential.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? SwitchboardError { return "\(error.code): \(error.message)" }
+        if let error = error as? WebSocketHandshakeError { return error.description }
+        return String(describing: type(of: error))
+    }
+
+    static func kind(of message: GraphQLServerMessage) -> String {
+        switch message {
+        case .connectionAck: "connection_ack"
+        case .connectionError: "connection_error"
+        case .keepAlive: "ka"
+        case .ping: "ping"
+        case .pong: "pong"
+        case .subscriptionAck(let id): "start_ack \(id)"
+        case .next(let id, _, _): "data \(id)"
+        case .error(let id, _): "error \(id ?? "-")"
+        case .complete(let id): "complete \(id)"
+        }
+    }
+
+    static func kind(of message: GraphQLClientMessage) -> String {
+        switch message {
+        case .connectionInit: "connection_init"
+        case .subscribe(let id, _, _): "start \(id)"
+        case .unsubscribe(let id): "stop \(id)"
+        case .ping: "ping"
+        case .pong: "pong"
+        case .terminate: "connection_terminate"
+        }
+    }
+}
