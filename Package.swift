@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "switchboard",
             dependencies: [
-                "Switchboard", "SwitchboardCore",
+                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SwitchboardEmulator
+
+/// `switchboard serve`: runs the local emulator until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the local emulator (AppSync Events and legacy GraphQL) until interrupted.",
+        discussion: """
+            The emulator binds 127.0.0.1 only. It serves development, tests and demos; production \
+            runs against AWS AppSync Events (and, until the migration ends, the legacy GraphQL backend).
+
+            Faults can be injected at runtime with POST requests to the control URL it prints \
+            (drop, abort, stall, garbage, reject-auth, latency, reset).
+
+            Examples:
+              switchboard serve --port 8080 --api-key dev-key
+              switchboard serve --jwt-secret s3cret --ka-interval 5 --record frames.jsonl
+              switchboard serve --latency-ms 200 --reject-auth 2
+            """)
+
+    @Option(help: "The port to bind on 127.0.0.1 (0 picks a free one).")
+    var port = 0
+
+    @Option(name: .customLong("api-key"), help: "An API key the emulator accepts (repeatable).")
+    var apiKeys: [String] = []
+
+    @Option(name: .customLong("jwt-secret"), help: "Accept HS256 JWTs signed with this secret; `sub` is the user id.")
+    var jwtSecret: String?
+
+    @Option(name: .customLong("ka-interval"), help: "Seconds between keep-alive messages.")
+    var keepAliveInterval: Double = 60
+
+    @Option(name: .customLong("record"), help: "Record every frame to this JSON Lines file.")
+    var recordPath: String?
+
+    @Option(name: .customLong("latency-ms"), help: "Fault: delay every outgoing frame by this many milliseconds.")
+    var latencyMilliseconds: Int?
+
+    @Option(name: .customLong("reject-auth"), help: "Fault: reject the next N connection attempts as unauthorized.")
+    var rejectAuth: Int?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard keepAliveInterval > 0 else { throw ValidationError("--ka-interval must be positive") }
+        if let latencyMilliseconds, latencyMilliseconds < 0 { throw ValidationError("--latency-ms must not be negative") }
+        if let rejectAuth, rejectAuth < 1 { throw ValidationError("--reject-auth must be at least 1") }
+        if apiKeys.isEmpty && jwtSecret == nil {
+            throw ValidationError("give at least one --api-key or a --jwt-secret, so clients can authorize")
+        }
+    }
+
+    func run() async throws {
+        let configuration = SwitchboardEmulator.Configuration(
+            port: port,
+            auth: .init(apiKeys: Set(apiKeys), jwtSecret: jwtSecret.map { Array($0.utf8) }),
+            keepAliveInterval: .milliseconds(Int64(keepAliveInterval * 1000)),
+            recordingPath: recordPath,
+            logger: Logger(label: "switchboard.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let emulator = SwitchboardEmulator(configuration: configuration)
+        let console = Console.shared
+        let faults = (latencyMilliseconds, rejectAuth)
+        try await withSignalCancellation {
+            try await emulator.run { endpoints in
+                if let latency = faults.0 { emulator.setFrameLatency(.milliseconds(latency)) }
+                if let count = faults.1 { emulator.rejectAuthentication(nextConnections: count) }
+                console.out("Switchboard emulator on 127.0.0.1:\(endpoints.port)")
+                console.out("  AppSync Events realtime  \(endpoints.realtimeURL)")
+                console.out("  AppSync Events HTTP      \(endpoints.httpURL)")
+                console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
+                console.out("  fault control            \(endpoints.controlURL)")
+                console.out("  auth host                \(endpoints.host)")
+                console.out("Press Ctrl-C to stop.")
+            }
+        }
+    }
+}

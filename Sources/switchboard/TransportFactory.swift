@@ -1,0 +1,43 @@
+import Foundation
+import Switchboard
+import SwitchboardGraphQL
+import SwitchboardNIO
+
+/// Builds the one transport a command runs, from the resolved options.
+enum TransportFactory {
+    /// Where the transport connects.
+    struct Endpoint {
+        /// The WebSocket URL.
+        var url: URL
+        /// The AppSync HTTP endpoint, whose host authorizes the connection (derived from `url`
+        /// when nil).
+        var httpURL: URL?
+
+        /// The `host` value AppSync authorization carries: the HTTP endpoint's host (and port).
+        var httpHost: String? {
+            let source = httpURL ?? url
+            guard let host = source.host else { return nil }
+            let derived =
+                httpURL == nil ? host.replacingOccurrences(of: "appsync-realtime-api", with: "appsync-api") : host
+            return source.port.map { "\(derived):\($0)" } ?? derived
+        }
+    }
+
+    static func make(
+        _ kind: TransportKind, endpoint: Endpoint, authorization: AuthSpec, wireProtocol: GraphQLProtocol,
+        reconnectPolicy: ReconnectPolicy
+    ) throws -> any EventTransport {
+        let connector = NIOWebSocketConnector()
+        switch kind {
+        case .graphql:
+            return GraphQLTransport(
+                configuration: .init(
+                    url: endpoint.url, wireProtocol: wireProtocol, reconnectPolicy: reconnectPolicy,
+                    appSyncHost: endpoint.httpHost,
+                    appSyncAuthorization: authorization == .apiKey(authorization.secret) ? .apiKey : .authorizationHeader),
+                connector: connector)
+        case .appsync:
+            return try makeAppSync(endpoint: endpoint, authorization: authorization, reconnectPolicy: reconnectPolicy, connector: connector)
+        }
+    }
+}
