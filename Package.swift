@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SwitchboardNIO", targets: ["SwitchboardNIO"]),
         .library(name: "SwitchboardEmulator", targets: ["SwitchboardEmulator"]),
         .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
+        .library(name: "SwitchboardAppSync", targets: ["SwitchboardAppSync"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
@@ -88,6 +89,15 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SwitchboardAppSync",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -180,6 +190,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardAppSyncTests",
+            dependencies: [
+                "SwitchboardAppSync", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import SwitchboardCore
+
+/// Publishes events to AppSync Events over HTTP (`POST /event`).
+///
+/// Everything is checked before anything is sent: the channel follows the naming rules and has
+/// no `*`, every event is JSON text of at most 240 KB. More than five events are split into
+/// batches of five (the service's limit), sent in order; the result lists every event by its
+/// position in what you passed. A request is retried only when it got no HTTP answer or a `5xx`
+/// or `429` one, after the configured delays on the configured clock; a `4xx` answer is final.
+public struct AppSyncHTTPPublisher: Sendable {
+    /// Authorization for one request: the headers to add, given the exact body (so an IAM
+    /// signer can sign it).
+    public typealias Authorization = @Sendable (_ body: Data) async throws -> [(name: String, value: String)]
+
+    /// The largest event the service accepts, in bytes of JSON text.
+    public static let maximumEventSize = 240 * 1024
+    /// The most events in one request.
+    public static let maximumEventsPerRequest = 5
+
+    private let url: URL
+    private let authorization: Authorization
+    private let client: any AppSyncHTTPClient
+    private let retryDelays: [Duration]
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - url: The HTTP endpoint, `https://<id>.appsync-api.<region>.amazonaws.com/event`.
+    ///   - authorization: The headers for each request (`x-api-key`, `Authorization`, or a
+    ///     SigV4 signature over the body).
+    ///   - client: The HTTP client; URLSession by default.
+    ///   - retryDelays: The waits before each retry; their count is the number of retries.
+    ///   - clock: The clock the waits run on.
+    ///   - logger: Where request outcomes go (debug); never headers or bodies.
+    public init(
+        url: URL, authorization: @escaping Authorization, client: any AppSyncHTTPClient = URLSessionHTTPClient(),
+        retryDelays: [Duration] = [.milliseconds(200), .seconds(1), .seconds(5)],
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "switchboard.appsync.publish", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.url = url
+        self.authorization = authorization
+        self.client = client
+        self.retryDelays = retryDelays
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Publishes `events` (each one JSON text) to `channel`.
+    /// - Returns: Which events were accepted and which refused, by position in `events`.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel`` for a bad
+    ///   channel or one with `*`; ``SwitchboardError/Code/publishRejected`` for no events, an
+    ///   event that is not JSON or is over 240 KB (nothing is sent), or a `4xx` answer;
+    ///   ``SwitchboardError/Code/sessionExpired`` for `401`/`403`;
+    ///   ``SwitchboardError/Code/network`` when the retries ran out. Batches before a failing
+    ///   one were delivered.
+    public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
+        let path = try ChannelPath(channel, allowWildcard: false)
+        try Self.validate(events)
+        var result = AppSyncPublishResult()
+        var offset = 0
+        while offset < events.count {
+            let batch = Array(events[offset..<min(offset + Self.maximumEventsPerRequest, events.count)])
+            let body = Self.body(channel: "/\(path)", events: batch)
+            let part = try await send(body)
+            result.accepted += part.accepted.map { .init(identifier: $0.identifier, index: $0.index + offset) }
+            result.refused += part.refused.map { .init(identifier: $0.identifier, index: $0.index + offset, code: $0.code, message: $0.message) }
+            offset += batch.count
+        }
+        return result
+    }
+
+    static func validate(_ events: [String]) throws {
+        guard !events.isEmpty else {
+            throw SwitchboardError(code: .publishRejected, message: "a publish needs at least one event")
+        }
+        for (index, event) in events.enumerated() {
+            let size = event.utf8.count
+            guard size <= maximumEventSize else {
+                throw SwitchboardError(
+                    code: .publishRejected,
+                    message: "event \(index) is \(size) bytes; the limit is \(maximumEventSize) (240 KB)")
+            }
+            guard (try? JSONSerialization.jsonObject(with: Data(event.utf8), options: [.fragmentsAllowed])) != nil else {
+                throw SwitchboardError(code: .publishRejected, message: "event \(index) is not JSON text")
+            }
+        }
+    }
+
+    /// The request body: `{"channel":"/ns/a","events":["…"]}`, compact, slashes unescaped.
+    static func body(channel: String, events: [String]) -> Data {
+        struct Body: Encodable {
+            var channel: String
+            var events: [String]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Encoding strings cannot fail.
+        return (try? encoder.encode(Body(channel: channel, events: events))) ?? Data()
+    }
+
+    private func send(_ body: Data) async throws -> AppSyncPublishResult {
+        var attempt = 0
+        while true {
+            let headers = try await authorization(body) + [("content-type", "application/json")]
+            let outcome: Result<(status: Int, body: Data), any Error>
+            do {
+                outcome = .success(try await client.post(url, headers: headers, body: body))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let response) where (200..<300).contains(response.status):
+                logger.debug("published", metadata: ["appsync.status": "\(response.status)"])
+                return try Self.parseResult(response.body)
+            case .success(let response) where response.status < 500 && response.status != 429:
+                throw Self.rejection(status: response.status, body: response.body)
+            case .success(let response):
+                logger.debug("publish failed; may retry", metadata: ["appsync.status": "\(response.status)"])
+                guard attempt < retryDelays.count else {
+                    throw SwitchboardError(code: .network, message: "publishing failed with HTTP \(response.status) after \(attempt + 1) attempts")
+                }
+            case .failure(let error):
+                logger.debug("publish request failed; may retry", metadata: ["appsync.error": "\(error)"])
+                guard attempt < retryDelays.count else {
+                    throw SwitchboardError(
+                        code: .network, message: "publishing failed after \(attempt + 1) attempts", cause: SendableErrorBox(error))
+                }
+            }
+            try await clock.sleep(for: retryDelays[attempt])
+            attempt += 1
+        }
+    }
+
+    static func parseResult(_ data: Data) throws -> AppSyncPublishResult {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw SwitchboardError(code: .protocolViolation, message: "the publish response is not a JSON object")
+        }
+        let accepted = (object["successful"] as? [[String: Any]] ?? []).map {
+            AppSyncPublishResult.Accepted(identifier: $0["identifier"] as? String ?? "", index: ($0["index"] as? Int) ?? 0)
+        }
+        let refused = (object["failed"] as? [[String: Any]] ?? []).map {
+            AppSyncPublishResult.Refused(
+                identifier: $0["identifier"] as? String, index: ($0["index"] as? Int) ?? 0,
+                code: ($0["code"]).map { "\($0)" } ?? "", message: $0["message"] as? String ?? "")
+        }
+        return AppSyncPublishResult(accepted: accepted, refused: refused)
+    }
+
+    static func rejection(status: Int, body: Data) -> SwitchboardError {
+        let errors = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["errors"] as? [[String: Any]]
+        let first = errors?.first
+        let detail = [first?["errorType"] as? String, first?["message"] as? String].compactMap { $0 }.joined(separator: ": ")
+        let message = "publish refused with HTTP \(status)\(detail.isEmpty ? "" : " (\(detail))")"
+        return SwitchboardError(code: status == 401 || status == 403 ? .sessionExpired : .publishRejected, message: message)
+    }
+}
+
+/// Carries a non-Sendable error as a cause.
+struct SendableErrorBox: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ error: any Error) { description = "\(error)" }
+}
