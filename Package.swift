@@ -128,7 +128,8 @@ let package = Package(
         .executableTarget(
             name: "switchboard",
             dependencies: [
-                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardEmulator",
+                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
+                "SwitchboardEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -213,7 +214,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchboardCLITests",
-            dependencies: ["switchboard", "Switchboard", "SwitchboardCore"],
+            dependencies: [
+                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

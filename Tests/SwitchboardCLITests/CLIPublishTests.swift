@@ -1,0 +1,41 @@
+import Foundation
+import Logging
+import SwitchboardEmulator
+import Testing
+
+@Suite("switchboard publish", .timeLimit(.minutes(1)))
+struct CLIPublishTests {
+    static let configuration = SwitchboardEmulator.Configuration(
+        port: 0, auth: .init(apiKeys: ["cli-key"]), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+
+    @Test("publishes over HTTP and prints each event's result; refusals exit non-zero")
+    func publish() async throws {
+        try await withRunningEmulator(configuration: Self.configuration) { _, endpoints in
+            let ok = await (try CLIProcess([
+                "publish", "--url", endpoints.httpURL, "--auth", "api-key:cli-key",
+                "--channel", "vortex-app/user/u1/roleChanged",
+                "--event", #"{"eventType":"user/roleChanged","reason":"a"}"#,
+                "--event", #"{"eventType":"user/roleChanged","reason":"b"}"#,
+            ])).finish()
+            #expect(ok.status == 0, "stderr: \(ok.err)")
+            #expect(ok.out.count == 2)
+            #expect(ok.out.first?.hasPrefix("0 ok ") == true)
+            #expect(ok.out.last?.hasPrefix("1 ok ") == true)
+
+            let badKey = await (try CLIProcess([
+                "publish", "--url", endpoints.httpURL, "--auth", "api-key:wrong",
+                "--channel", "vortex-app/user/u1/roleChanged", "--event", #"{"a":1}"#,
+            ])).finish()
+            #expect(badKey.status != 0)
+            #expect(badKey.err.contains("sessionExpired"), "stderr: \(badKey.err)")
+            #expect(!badKey.err.contains("wrong"), "the key is never printed")
+
+            let wildcard = await (try CLIProcess([
+                "publish", "--url", endpoints.httpURL, "--auth", "api-key:cli-key",
+                "--channel", "vortex-app/user/*", "--event", #"{"a":1}"#,
+            ])).finish()
+            #expect(wildcard.status != 0)
+            #expect(wildcard.err.contains("invalidChannel"), "stderr: \(wildcard.err)")
+        }
+    }
+}
