@@ -1,0 +1,89 @@
+import CoreMetrics
+import Foundation
+import Logging
+import SwitchboardCore
+
+extension AppSyncEventsTransport {
+    /// Where and how the transport connects.
+    public struct Configuration: Sendable {
+        /// The real-time endpoint: `wss://<id>.appsync-realtime-api.<region>.amazonaws.com/event/realtime`
+        /// (or a custom domain's `/event/realtime`).
+        public var realtimeURL: URL
+        /// The API's HTTP host, sent as `host` in every authorization. Nil derives it from
+        /// ``realtimeURL`` (`appsync-realtime-api` → `appsync-api` for `*.amazonaws.com`; the
+        /// URL's host and port otherwise, which suits the local emulator). Set it for custom
+        /// domains.
+        public var host: String?
+        /// The authorization mode.
+        public var authorization: AppSyncAuthorization
+        /// When to reconnect after a connection is lost.
+        public var reconnectPolicy: ReconnectPolicy
+        /// How long to wait for `connection_ack`.
+        public var ackTimeout: Duration
+        /// The clock for the ack timeout, the keep-alive watchdog and reconnect delays.
+        public var clock: any Clock<Duration>
+        /// The random source for backoff jitter and subscription ids.
+        public var random: any RandomNumberGenerator & Sendable
+        /// Lifecycle at debug, frames at trace; never a token or key.
+        public var logger: Logger
+        /// Where the counters go; nil uses the global `MetricsSystem`.
+        public var metricsFactory: (any MetricsFactory)?
+
+        public init(
+            realtimeURL: URL,
+            host: String? = nil,
+            authorization: AppSyncAuthorization,
+            reconnectPolicy: ReconnectPolicy = .standard,
+            ackTimeout: Duration = .seconds(10),
+            clock: any Clock<Duration> = ContinuousClock(),
+            random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+            logger: Logger = Logger(label: "switchboard.appsync", factory: { _ in SwiftLogNoOpLogHandler() }),
+            metricsFactory: (any MetricsFactory)? = nil
+        ) {
+            self.realtimeURL = realtimeURL
+            self.host = host
+            self.authorization = authorization
+            self.reconnectPolicy = reconnectPolicy
+            self.ackTimeout = ackTimeout
+            self.clock = clock
+            self.random = random
+            self.logger = logger
+            self.metricsFactory = metricsFactory
+        }
+    }
+}
+
+/// Time since the transport started, on its clock: the state machine's instants.
+struct Elapsed: InstantProtocol {
+    var offset: Duration
+    func advanced(by duration: Duration) -> Elapsed { Elapsed(offset: offset + duration) }
+    func duration(to other: Elapsed) -> Duration { other.offset - offset }
+    static func < (lhs: Elapsed, rhs: Elapsed) -> Bool { lhs.offset < rhs.offset }
+}
+
+/// Reads and sleeps on an existential clock in terms of ``Elapsed``.
+struct ElapsedClock: Sendable {
+    let now: @Sendable () -> Elapsed
+    let sleep: @Sendable (Elapsed) async throws -> Void
+
+    init(_ clock: any Clock<Duration>) {
+        func make<C: Clock<Duration>>(_ clock: C) -> ElapsedClock {
+            let start = clock.now
+            return ElapsedClock(
+                now: { Elapsed(offset: start.duration(to: clock.now)) },
+                sleep: { deadline in try await clock.sleep(until: start.advanced(by: deadline.offset), tolerance: nil) })
+        }
+        self = make(clock)
+    }
+
+    private init(now: @escaping @Sendable () -> Elapsed, sleep: @escaping @Sendable (Elapsed) async throws -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+}
+
+/// A type-erased random source usable as `inout some RandomNumberGenerator`.
+struct AnyRandom: RandomNumberGenerator {
+    var base: any RandomNumberGenerator & Sendable
+    mutating func next() -> UInt64 { base.next() }
+}

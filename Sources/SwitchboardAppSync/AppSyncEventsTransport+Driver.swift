@@ -1,0 +1,204 @@
+import CoreMetrics
+import Foundation
+import Logging
+import SwitchboardCore
+
+extension AppSyncEventsTransport {
+    /// The driver loop: feeds inputs to the state machine and performs its actions.
+    func drive() async {
+        let clock = ElapsedClock(configuration.clock)
+        var random = AnyRandom(base: configuration.random)
+        var machine = AppSyncConnectionMachine<Elapsed>(
+            ackTimeout: configuration.ackTimeout, policy: configuration.reconnectPolicy,
+            idPrefix: String(random.next() & 0xFFFF_FFFF, radix: 16))
+        var connections: [Int: any WebSocketConnection] = [:]
+        var identity: TransportIdentity?
+        var timerDeadline: Elapsed?
+        let timerTarget = LockedValue<Elapsed?>(nil)
+
+        await withTaskGroup(of: Void.self) { group in
+            func perform(_ actions: [AppSyncConnectionMachine<Elapsed>.Action]) async {
+                for action in actions {
+                    switch action {
+                    case .open(let generation, let reason):
+                        guard let identity else { continue }
+                        metrics.connections.increment()
+                        if reason == .connect, generation > 1 { metrics.reconnects.increment() }
+                        group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
+                    case .sendInit(let generation):
+                        await send(AppSyncCodec.encode(.connectionInit), on: connections[generation])
+                    case .sendSubscribe(let generation, let key, let id, let channel):
+                        guard let connection = connections[generation], let identity else { continue }
+                        do {
+                            let headers = try await authorizationHeaders(identity: identity, reason: .subscribe)
+                            metrics.subscriptions.increment()
+                            logger.debug("subscribing", metadata: ["switchboard.subscription": "\(key)"])
+                            await send(AppSyncCodec.encode(.subscribe(id: id, channel: channel, authorization: headers)), on: connection)
+                        } catch {
+                            continuation.yield(.subscriptionFailed(key, SwitchboardError(
+                                code: .sessionExpired, message: "no token for the subscription: \(error)")))
+                        }
+                    case .sendUnsubscribe(let generation, let id):
+                        await send(AppSyncCodec.encode(.unsubscribe(id: id)), on: connections[generation])
+                    case .close(let generation, let code):
+                        if let connection = connections.removeValue(forKey: generation) {
+                            group.addTask { await connection.close(code: code, reason: "") }
+                        }
+                    case .emit(let event):
+                        if case .connectionStateChanged(let state) = event {
+                            logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
+                        }
+                        continuation.yield(event)
+                    case .deliver(let key, let payloads):
+                        let now = Date()
+                        for payload in payloads {
+                            metrics.events.increment()
+                            continuation.yield(.received(EventEnvelope(
+                                subscription: key, payload: Data(payload.utf8), receivedAt: now, transport: .appsync)))
+                        }
+                    }
+                }
+                // Keep one timer child sleeping towards the machine's next deadline.
+                let deadline = machine.nextDeadline
+                timerTarget.withLock { $0 = deadline }
+                if let deadline, timerDeadline.map({ deadline < $0 }) ?? true {
+                    timerDeadline = deadline
+                    group.addTask { await self.runTimer(clock: clock, target: timerTarget, until: deadline) }
+                }
+            }
+
+            for await input in inputs {
+                let now = clock.now()
+                switch input {
+                case .connect(let next):
+                    identity = next
+                    await perform(machine.connect())
+                case .disconnect:
+                    identity = nil
+                    await perform(machine.disconnect())
+                case .subscribe(let key, let channel):
+                    await perform(machine.subscribe(key: key, channel: channel))
+                case .unsubscribe(let key):
+                    await perform(machine.unsubscribe(key: key))
+                case .opened(let generation, let connection):
+                    guard generation == machine.generation else {
+                        group.addTask { await connection.close(code: .normalClosure, reason: "") }
+                        continue
+                    }
+                    connections[generation] = connection
+                    group.addTask { await self.read(connection, generation: generation) }
+                    await perform(machine.opened(generation: generation, at: now))
+                case .openFailed(let generation, let error, let authorization):
+                    logger.debug("connect failed", metadata: ["switchboard.error": "\(error.code)"])
+                    await perform(machine.openFailed(generation: generation, error: error, authorization: authorization, at: now, random: &random))
+                case .inbound(let generation, .message(.text(let text))):
+                    logger.trace("frame in", metadata: ["switchboard.bytes": "\(text.utf8.count)"])
+                    do {
+                        let message = try AppSyncCodec.decode(text)
+                        await perform(machine.received(message, generation: generation, at: now, random: &random))
+                    } catch let error as SwitchboardError {
+                        metrics.decodeFailures.increment()
+                        await perform(machine.receivedGarbage(error, generation: generation, at: now))
+                    } catch {}
+                case .inbound(let generation, .message(.binary(let data))):
+                    metrics.decodeFailures.increment()
+                    let error = SwitchboardError(code: .protocolViolation, message: "the AppSync server sent a binary frame (\(data.count) bytes)")
+                    await perform(machine.receivedGarbage(error, generation: generation, at: now))
+                case .inbound(let generation, .closed(let close)):
+                    connections[generation] = nil
+                    await perform(machine.closed(generation: generation, close: close, error: nil, at: now, random: &random))
+                case .ended(let generation, let error):
+                    connections[generation] = nil
+                    await perform(machine.closed(generation: generation, close: nil, error: error, at: now, random: &random))
+                case .timer:
+                    timerDeadline = nil
+                    await perform(machine.timerFired(at: now, random: &random))
+                case .shutDown:
+                    for connection in connections.values { group.addTask { await connection.close(code: .goingAway, reason: "") } }
+                    connections.removeAll()
+                    continuation.yield(.connectionStateChanged(.shutDown))
+                    continuation.finish()
+                    inputContinuation.finish()
+                    timerTarget.withLock { $0 = nil }
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// Opens one socket and reports the outcome.
+    private func open(generation: Int, identity: TransportIdentity, reason: TokenRequestReason) async {
+        guard let host = configuration.host ?? AppSyncAuthorization.httpHost(forRealtime: configuration.realtimeURL) else {
+            inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
+                code: .invalidConfiguration, message: "the realtime URL has no host"), authorization: false))
+            return
+        }
+        let headers: [String: String]
+        do {
+            headers = try await configuration.authorization.headers(host: host) { try await identity.tokens.token(for: reason) }
+        } catch {
+            inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
+                code: .sessionExpired, message: "the token provider failed", cause: SendableErrorBox(error)), authorization: true))
+            return
+        }
+        let request = WebSocketRequest(
+            url: configuration.realtimeURL, subprotocols: ["aws-appsync-event-ws", AppSyncAuthorization.subprotocol(for: headers)])
+        do {
+            let connection = try await connector.connect(request)
+            inputContinuation.yield(.opened(generation: generation, connection))
+        } catch let error as WebSocketHandshakeError {
+            inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
+                code: .network, message: "\(error)", cause: error), authorization: error.isAuthorizationFailure))
+        } catch let error as SwitchboardError {
+            inputContinuation.yield(.openFailed(generation: generation, error, authorization: false))
+        } catch {
+            inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
+                code: .network, message: "connecting failed", cause: SendableErrorBox(error)), authorization: false))
+        }
+    }
+
+    /// Forwards one socket's frames until it ends.
+    private func read(_ connection: any WebSocketConnection, generation: Int) async {
+        do {
+            for try await event in connection.inbound { inputContinuation.yield(.inbound(generation: generation, event)) }
+            inputContinuation.yield(.ended(generation: generation, nil))
+        } catch let error as SwitchboardError {
+            inputContinuation.yield(.ended(generation: generation, error))
+        } catch {
+            inputContinuation.yield(.ended(generation: generation, SwitchboardError(
+                code: .network, message: "the connection failed", cause: SendableErrorBox(error))))
+        }
+    }
+
+    /// Sleeps towards the current target; yields `.timer` once it is reached. A later target
+    /// keeps this child sleeping; an earlier one starts another child and this one ends.
+    private func runTimer(clock: ElapsedClock, target: LockedValue<Elapsed?>, until deadline: Elapsed) async {
+        var current = deadline
+        while !Task.isCancelled {
+            do { try await clock.sleep(current) } catch { return }
+            guard let wanted = target.withLock({ $0 }) else { return }
+            if wanted < current { return }  // another child owns the earlier deadline
+            if wanted > current {
+                current = wanted
+                continue
+            }
+            inputContinuation.yield(.timer)
+            return
+        }
+    }
+
+    private func authorizationHeaders(identity: TransportIdentity, reason: TokenRequestReason) async throws -> [String: String] {
+        let host = configuration.host ?? AppSyncAuthorization.httpHost(forRealtime: configuration.realtimeURL) ?? ""
+        return try await configuration.authorization.headers(host: host) { try await identity.tokens.token(for: reason) }
+    }
+
+    private func send(_ text: String, on connection: (any WebSocketConnection)?) async {
+        guard let connection else { return }
+        logger.trace("frame out", metadata: ["switchboard.bytes": "\(text.utf8.count)"])
+        do {
+            try await connection.send(.text(text))
+        } catch {
+            logger.debug("send failed", metadata: ["switchboard.error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import SwitchboardCore
+
+/// One error of an AppSync Events error frame.
+public struct AppSyncError: Sendable, Hashable, CustomStringConvertible {
+    /// The error type, for example `UnauthorizedException`; numbers arrive as text.
+    public var errorType: String
+    /// The service's explanation, when it gives one.
+    public var message: String?
+
+    public init(errorType: String, message: String? = nil) {
+        self.errorType = errorType
+        self.message = message
+    }
+
+    /// Whether the error says the credentials were refused.
+    public var isAuthorizationFailure: Bool {
+        errorType.localizedCaseInsensitiveContains("unauthorized") || errorType.localizedCaseInsensitiveContains("forbidden")
+            || errorType == "401" || errorType == "403"
+    }
+
+    public var description: String { message.map { "\(errorType): \($0)" } ?? errorType }
+}
+
+/// A frame from the AppSync Events server.
+enum AppSyncServerMessage: Sendable, Equatable {
+    case connectionAck(connectionTimeoutMs: Int?)
+    case connectionError([AppSyncError])
+    case keepAlive
+    case subscribeSuccess(id: String)
+    case subscribeError(id: String?, [AppSyncError])
+    case data(id: String, events: [String])
+    case broadcastError(id: String?, [AppSyncError])
+    case unsubscribeSuccess(id: String)
+    case unsubscribeError(id: String?, [AppSyncError])
+    case publishSuccess(id: String)
+    case publishError(id: String?, [AppSyncError])
+    case error(id: String?, [AppSyncError])
+}
+
+/// A frame the client sends.
+enum AppSyncClientMessage: Sendable, Equatable {
+    case connectionInit
+    case subscribe(id: String, channel: String, authorization: [String: String])
+    case unsubscribe(id: String)
+}
+
+/// The pure codec of the AppSync Events real-time protocol.
+enum AppSyncCodec {
+    /// Encodes a client frame as compact JSON with unescaped slashes.
+    static func encode(_ message: AppSyncClientMessage) -> String {
+        let object: [String: Any] =
+            switch message {
+            case .connectionInit: ["type": "connection_init"]
+            case .subscribe(let id, let channel, let authorization):
+                ["type": "subscribe", "id": id, "channel": channel, "authorization": authorization]
+            case .unsubscribe(let id): ["type": "unsubscribe", "id": id]
+            }
+        return compactJSON(object)
+    }
+
+    /// Compact JSON with sorted keys and unescaped slashes.
+    static func compactJSON(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Decodes a server frame.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/protocolViolation`` for a frame
+    ///   that is not a JSON object with a known `type`, or misses a field its type needs.
+    static func decode(_ text: String) throws -> AppSyncServerMessage {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            throw violation("a frame that is not a JSON object", text)
+        }
+        guard let type = object["type"] as? String else { throw violation("a frame without a type", text) }
+        let id = object["id"] as? String
+        let errors = parseErrors(object["errors"])
+        func requireID() throws -> String {
+            guard let id else { throw violation("a \(type) frame without an id", text) }
+            return id
+        }
+        switch type {
+        case "connection_ack":
+            let payload = object["payload"] as? [String: Any]
+            let timeout = integer(object["connectionTimeoutMs"]) ?? integer(payload?["connectionTimeoutMs"])
+            return .connectionAck(connectionTimeoutMs: timeout)
+        case "connection_error": return .connectionError(errors)
+        case "ka": return .keepAlive
+        case "subscribe_success": return .subscribeSuccess(id: try requireID())
+        case "subscribe_error": return .subscribeError(id: id, errors)
+        case "data":
+            let id = try requireID()
+            switch object["event"] {
+            case let single as String: return .data(id: id, events: [single])
+            case let many as [Any]:
+                return .data(id: id, events: many.compactMap { $0 as? String ?? jsonText($0) })
+            case let object as [String: Any]:
+                return .data(id: id, events: [compactJSON(object)])
+            default: throw violation("a data frame without an event", text)
+            }
+        case "broadcast_error": return .broadcastError(id: id, errors)
+        case "unsubscribe_success": return .unsubscribeSuccess(id: try requireID())
+        case "unsubscribe_error": return .unsubscribeError(id: id, errors)
+        case "publish_success": return .publishSuccess(id: try requireID())
+        case "publish_error": return .publishError(id: id, errors)
+        case "error": return .error(id: id, errors)
+        default: throw violation("an unknown message type '\(type)'", text)
+        }
+    }
+
+    private static func parseErrors(_ value: Any?) -> [AppSyncError] {
+        guard let list = value as? [Any] else { return [] }
+        return list.compactMap { item in
+            guard let error = item as? [String: Any] else { return nil }
+            let type = (error["errorType"] ?? error["code"]).map { "\($0)" } ?? "UnknownError"
+            return AppSyncError(errorType: type, message: error["message"] as? String)
+        }
+    }
+
+    private static func integer(_ value: Any?) -> Int? {
+        switch value {
+        case let number as Int: number
+        case let number as Double: Int(exactly: number)
+        case let text as String: Int(text)
+        default: nil
+        }
+    }
+
+    private static func jsonText(_ value: Any) -> String? {
+        guard JSONSerialization.isValidJSONObject(value) else { return nil }
+        return (try? JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func violation(_ what: String, _ text: String) -> SwitchboardError {
+        SwitchboardError(code: .protocolViolation, message: "the AppSync server sent \(what) (\(text.utf8.count) bytes)")
+    }
+}
