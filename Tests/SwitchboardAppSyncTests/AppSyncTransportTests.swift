@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import SwitchboardAppSync
+import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+/// Captures every log line, at every level, for the secrets check.
+private final class CapturingLogHandler: LogHandler, @unchecked Sendable {
+    static let lines = LockedBox<[String]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        Self.lines.mutate { $0.append("\(event.message) \(merged)") }
+    }
+}
+
+/// A thread-safe box for test bookkeeping.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
+
+@Suite("AppSync transport over scripted sockets", .timeLimit(.minutes(1)))
+struct AppSyncTransportTests {
+    @Test("authorizes in the header subprotocol and every subscribe, with fresh tokens; never logs them")
+    func authorizationAndSecrets() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let reasons = LockedBox<[TokenRequestReason]>([])
+        let transport = AppSyncEventsTransport(
+            configuration: .init(
+                realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
+                authorization: .sessionToken, clock: ManualClock(),
+                logger: Logger(label: "test", factory: { _ in CapturingLogHandler() })),
+            connector: connector)
+        async let running: Void = transport.run()
+        var events = transport.events.makeAsyncIterator()
+        transport.connect(as: TransportIdentity(userId: "u1", orgId: "o1", tokens: TokenProvider { reason in
+            reasons.mutate { $0.append(reason) }
+            return "secret-token-\(reasons.value.count)"
+        }))
+        try transport.subscribe(SubscriptionRequest(key: "role", target: .channel("vortex-app/user/u1/roleChanged")))
+        let attempt = try #require(await connector.nextAttempt())
+        #expect(attempt.request.subprotocols.first == "aws-appsync-event-ws")
+        let header = try #require(attempt.request.subprotocols.last)
+        var base64 = String(header.dropFirst("header-".count)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        let headers = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: base64))) as? [String: String]
+        #expect(headers == ["host": "abc.appsync-api.eu-west-1.amazonaws.com", "Authorization": "secret-token-1"])
+
+        let connection = try #require(attempt.connection)
+        #expect(await connection.nextSentText() == #"{"type":"connection_init"}"#)
+        connection.serverSends(text: #"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+        let subscribe = try #require(await connection.nextSentText())
+        #expect(subscribe.contains(#""channel":"/vortex-app/user/u1/roleChanged""#))
+        #expect(subscribe.contains(#""Authorization":"secret-token-2""#))
+        #expect(reasons.value == [.connect, .subscribe])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(subscribe.utf8)) as? [String: Any])?["id"] as? String)
+        connection.serverSends(text: #"{"type":"subscribe_success","id":"\#(id)"}"#)
+        connection.serverSends(text: #"{"type":"data","id":"\#(id)","event":"{\"reason\":\"x\"}"}"#)
+
+        var seen: [TransportEvent] = []
+        while let event = await events.next() {
+            seen.append(event)
+            if case .received = event { break }
+        }
+        #expect(seen.contains(.connectionStateChanged(.connected)))
+        #expect(seen.contains(.subscriptionEstablished("role")))
+        guard case .received(let envelope)? = seen.last else { Issue.record("no event"); return }
+        #expect(String(decoding: envelope.payload, as: UTF8.self) == #"{"reason":"x"}"#)
+        #expect(envelope.subscription == "role" && envelope.transport == .appsync)
+
+        transport.shutDown()
+        try await running
+        let logged = CapturingLogHandler.lines.value.joined(separator: "\n")
+        #expect(!logged.isEmpty)
+        #expect(!logged.contains("secret-token"), "no token in any log line")
+        #expect(!logged.contains(header), "no header subprotocol in any log line")
+    }
+
+    @Test("subscribe validates the channel and the target kind; shutDown first lets run() return")
+    func validation() async throws {
+        let transport = AppSyncEventsTransport(
+            configuration: .init(realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k")),
+            connector: ScriptedWebSocketConnector())
+        #expect(throws: SwitchboardError.self) { try transport.subscribe(SubscriptionRequest(key: "k", target: .channel("ns/bad_segment"))) }
+        #expect(throws: SwitchboardError.self) {
+            try transport.subscribe(SubscriptionRequest(key: "k", target: .graphQL(GraphQLOperation(query: "subscription { x }"))))
+        }
+        transport.shutDown()
+        try await transport.run()
+        #expect(throws: SwitchboardError.self) { try transport.subscribe(SubscriptionRequest(key: "k", target: .channel("ns/a"))) }
+    }
+}
