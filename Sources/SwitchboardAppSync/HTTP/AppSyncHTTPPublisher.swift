@@ -96,7 +96,7 @@ public struct AppSyncHTTPPublisher: Sendable {
             var events: [String]
         }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings cannot fail.
         return (try? encoder.encode(Body(channel: channel, events: events))) ?? Data()
     }
