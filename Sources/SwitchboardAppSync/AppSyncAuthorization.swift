@@ -39,11 +39,11 @@ public enum AppSyncAuthorization: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The HTTP host AppSync expects in `host`: for `*.amazonaws.com` realtime endpoints, the
-    /// `appsync-realtime-api` part becomes `appsync-api`; otherwise the URL's host (and port).
+    /// (and `*.amazonaws.com.cn`) `appsync-realtime-api` part becomes `appsync-api`; otherwise the URL's host (and port).
     static func httpHost(forRealtime url: URL) -> String? {
         guard let host = url.host else { return nil }
         let derived =
-            host.hasSuffix(".amazonaws.com") ? host.replacingOccurrences(of: "appsync-realtime-api", with: "appsync-api") : host
+            (host.hasSuffix(".amazonaws.com") || host.hasSuffix(".amazonaws.com.cn")) ? host.replacingOccurrences(of: "appsync-realtime-api", with: "appsync-api") : host
         return url.port.map { "\(derived):\($0)" } ?? derived
     }
 }

@@ -77,6 +77,9 @@ struct AppSyncCodecTests {
         #expect(String(decoding: decoded, as: UTF8.self) == #"{"host":"a.appsync-api.eu-west-1.amazonaws.com","x-api-key":"da2-?>"}"#)
         #expect(AppSyncAuthorization.httpHost(forRealtime: URL(string: "wss://a.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!)
             == "a.appsync-api.eu-west-1.amazonaws.com")
+        #expect(AppSyncAuthorization.httpHost(forRealtime: URL(string: "wss://a.appsync-realtime-api.cn-north-1.amazonaws.com.cn/event/realtime")!)
+            == "a.appsync-api.cn-north-1.amazonaws.com.cn")
+        #expect(AppSyncAuthorization.httpHost(forRealtime: URL(string: "wss://events.example.com/event/realtime")!) == "events.example.com")
         #expect(AppSyncAuthorization.httpHost(forRealtime: URL(string: "ws://127.0.0.1:8080/event/realtime")!) == "127.0.0.1:8080")
         #expect("\(AppSyncAuthorization.apiKey("secret"))" == "apiKey")
     }
