@@ -13,7 +13,7 @@ extension SwitchboardEmulator {
         /// The channel namespaces the API defines; anything else is rejected as the service does
         /// (`UnauthorizedException`). Defaults to `["vortex-app"]`.
         public var namespaces: Set<String>
-        /// How often a `ka` frame is sent to each AppSync Events connection. Defaults to 60 s.
+        /// How often a `ka` frame is sent to each AppSync Events and `/graphql` (`graphql-ws`) connection. Defaults to 60 s.
         public var keepAliveInterval: Duration
         /// The `connectionTimeoutMs` advertised in `connection_ack`. Defaults to 300 000.
         public var connectionTimeoutMs: Int
@@ -22,6 +22,9 @@ extension SwitchboardEmulator {
         /// A JSON Lines file that records every frame in and out, or nil (the default) to record
         /// nothing. The file is created or truncated at start. See <doc:RecordingFormat>.
         public var recordingPath: String?
+        /// How long a `graphql-transport-ws` client on `/graphql` has to send `connection_init`
+        /// before the socket is closed with 4408. Defaults to 3 s.
+        public var graphQLConnectionInitTimeout: Duration = .seconds(3)
         /// The logger; frames at trace, lifecycle at debug. Credentials are never logged.
         public var logger: Logger
 
@@ -85,7 +88,7 @@ extension SwitchboardEmulator {
         public var realtimeURL: String { "ws://127.0.0.1:\(port)/event/realtime" }
         /// The AppSync Events HTTP publish URL, `http://127.0.0.1:<port>/event`.
         public var httpURL: String { "http://127.0.0.1:\(port)/event" }
-        /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (not served yet).
+        /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (`graphql-ws`, `graphql-transport-ws` and the AppSync GraphQL dialect).
         public var graphQLURL: String { "ws://127.0.0.1:\(port)/graphql" }
         /// The base of the control endpoints, `http://127.0.0.1:<port>/control`.
         public var controlURL: String { "http://127.0.0.1:\(port)/control" }

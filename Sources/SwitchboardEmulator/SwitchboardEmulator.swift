@@ -5,7 +5,8 @@ import Logging
 import SwitchboardCore
 
 /// A local server that speaks the AWS AppSync Events protocol (WebSocket `/event/realtime` and
-/// HTTP `POST /event`) so Switchboard can be demonstrated and tested without a cloud account.
+/// HTTP `POST /event`) and the legacy GraphQL subscriptions (WebSocket `/graphql`: `graphql-ws`,
+/// `graphql-transport-ws` and the AppSync GraphQL dialect) so Switchboard can be demonstrated and tested without a cloud account.
 ///
 /// It binds `127.0.0.1` only. Run it embedded in a test with
 /// ``withRunningEmulator(configuration:clock:_:)``:
@@ -62,6 +63,17 @@ public struct SwitchboardEmulator: Sendable {
             try await driver.run(
                 headers: context.request.headers, channel: context.requestContext.channel,
                 inbound: inbound, outbound: outbound)
+        }
+        let graphQLDriver = GraphQLConnectionDriver(
+            configuration: configuration, bus: bus, registry: registry, faults: faults, recorder: recorder,
+            clock: clock, now: now)
+        router.ws("/graphql") { request, _ in
+            guard let subprotocol = GraphQLConnectionDriver.negotiate(request.headers) else { return .dontUpgrade }
+            return .upgrade([.secWebSocketProtocol: subprotocol])
+        } onUpgrade: { inbound, outbound, context in
+            try await graphQLDriver.run(
+                headers: context.request.headers, headerParameter: context.request.uri.queryParameters["header"],
+                channel: context.requestContext.channel, inbound: inbound, outbound: outbound)
         }
         let logger = configuration.logger
         let app = Application(
