@@ -19,6 +19,13 @@ struct CLIRunTests {
         }).count == 9)
     }
 
+    @Test("demo runs over the legacy transport too", arguments: ["graphql-ws", "graphql-transport-ws"])
+    func demoGraphQL(dialect: String) async throws {
+        let result = await (try CLIProcess(["demo", "--transport", "graphql", "--graphql-protocol", dialect, "--events", "9"])).finish()
+        #expect(result.status == 0, "stderr: \(result.err)")
+        #expect(result.out.contains("total: 9 of 9 events received"), "\(result.out)")
+    }
+
     @Test("listen prints one JSON line per typed event and exits 0 after --count")
     func listen() async throws {
         let configuration = SwitchboardEmulator.Configuration(
