@@ -82,8 +82,18 @@ enum Scenarios {
         var states = await h.notifier.connectionStates().makeAsyncIterator()
         #expect(await states.next() == .connected)
         #expect(h.emulator.stallConnections(for: .seconds(3600)) >= 1)
-        h.clock.advance(by: deadline)
+        // A keep-alive already in flight when the stall began moves the deadline on, so keep
+        // stepping the transport's clock by the deadline until the loss is noticed. The
+        // timeout itself is measured on the manual clock only.
+        let clock = h.clock
+        let ticker = Task {
+            while !Task.isCancelled {
+                clock.advance(by: deadline)
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
         while let state = await states.next() { if state != .connected { break } }
+        ticker.cancel()
         h.emulator.resetFaults()
         while let state = await states.next() {
             if state == .connected { break }
