@@ -1,98 +1,125 @@
 import Foundation
-import Logging
 import NIOCore
 import NIOWebSocket
 import SwitchboardCore
 
-/// A WebSocket connection on SwiftNIO, made by ``NIOWebSocketConnector``.
+/// One open WebSocket on SwiftNIO, made by ``NIOWebSocketConnector``. One-shot: once closed it
+/// stays closed; reconnecting opens a new connection.
 ///
-/// Messages arrive on ``inbound`` in order, fragments already reassembled. A close frame from
-/// the server surfaces as ``WebSocketInboundEvent/closed(_:)`` with its code and reason and
-/// ends the sequence; a connection that drops without one ends with
-/// `closed(1006 abnormalClosure)`. A server that breaks the protocol (invalid UTF-8 in a text
-/// message, a message above the size limit, a bad frame) is closed with the matching code
-/// (1007, 1009, 1002) and the sequence ends by throwing ``SwitchboardError`` with
-/// ``SwitchboardError/Code/protocolViolation``. Pings from the server are answered at once.
+/// - ``inbound`` delivers complete messages in arrival order (fragments reassembled, nothing
+///   dropped), then ends:
+///   - after a server close frame: `.closed(code, reason)`, then the end, even if the server
+///     drops TCP right behind its close frame;
+///   - after ``close(code:reason:)``: `.closed` with the server's answering close frame, or with
+///     the close that was sent if the server did not answer within the close timeout;
+///   - when the socket ends without a close frame (1006): it throws ``SwitchboardError`` with
+///     ``SwitchboardError/Code/network`` (the socket error, if any, is the `cause`);
+///   - when the server breaks the protocol or a limit: the engine sends a close frame (1002,
+///     1007 or 1009) and it throws ``SwitchboardError`` with
+///     ``SwitchboardError/Code/protocolViolation`` whose `cause` is a
+///     ``NIOWebSocketProtocolError`` naming the code.
+/// - Pings from the server are answered with pongs carrying the same payload;
+///   ``sendPing(_:)`` measures a round trip.
+/// - Every client frame is masked with a fresh random key.
+///
+/// One task per connection (started by the connector, not by an initialiser) drives the
+/// channel: it owns the protocol state machine and the socket's writer, so sends, pongs and the
+/// close handshake never interleave inside a frame and nothing is sent after the close frame.
+/// The channel is closed when the close handshake ends, the server closes or drops, or the last
+/// reference to the connection goes away without ``close(code:reason:)`` (the engine then sends
+/// 1001 "going away").
 public final class NIOWebSocketConnection: WebSocketConnection {
+    /// The subprotocol the server chose, `nil` if none was offered.
     public let subprotocol: String?
+    /// What arrives on the socket; one consumer.
     public let inbound: WebSocketInbound
 
-    private let channel: any Channel
-    private let handler: NIOLoopBound<WebSocketClientHandler>
-    private let lifecycle: ConnectionLifecycle
-    private let clock: any Clock<Duration>
-    private let closeTimeout: Duration
+    private let inputs: AsyncStream<DriverInput>.Continuation
+    private let driver: Task<Void, Never>
+    private let pingIDs = LockedValue<UInt64>(0)
 
-    init(
-        subprotocol: String?, inbound: WebSocketInbound, channel: any Channel,
-        handler: NIOLoopBound<WebSocketClientHandler>, lifecycle: ConnectionLifecycle,
-        clock: any Clock<Duration>, closeTimeout: Duration
+    private init(
+        subprotocol: String?, inbound: WebSocketInbound, inputs: AsyncStream<DriverInput>.Continuation,
+        driver: Task<Void, Never>
     ) {
         self.subprotocol = subprotocol
         self.inbound = inbound
-        self.channel = channel
-        self.handler = handler
-        self.lifecycle = lifecycle
-        self.clock = clock
-        self.closeTimeout = closeTimeout
+        self.inputs = inputs
+        self.driver = driver
     }
 
-    /// Sends a text or binary message as one masked frame.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` when the connection is
-    ///   closed or the write fails.
+    /// Starts the driver of an upgraded channel and wraps it.
+    static func start(
+        channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, subprotocol: String?,
+        settings: ConnectionDriver.Settings
+    ) -> NIOWebSocketConnection {
+        let (inbound, events) = WebSocketInbound.makeStream()
+        let (inputStream, inputs) = AsyncStream<DriverInput>.makeStream()
+        let driver = ConnectionDriver(
+            channel: channel, inputs: inputStream, inputContinuation: inputs, events: events, settings: settings)
+        let task = Task { await driver.run() }
+        return NIOWebSocketConnection(subprotocol: subprotocol, inbound: inbound, inputs: inputs, driver: task)
+    }
+
+    deinit {
+        inputs.yield(.released)
+    }
+
+    /// Sends a text or binary message in one masked frame. Returns once the socket's writer has
+    /// taken it (so a slow server slows the sender down).
+    /// - Parameter message: The message.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` once
+    ///   ``close(code:reason:)`` was called or the connection ended, or if the write fails.
     public func send(_ message: WebSocketMessage) async throws {
-        guard !lifecycle.isClosed else {
-            throw SwitchboardError(code: .network, message: "the WebSocket connection is closed")
-        }
-        let frame: WebSocketFrame
-        switch message {
-        case .text(let text):
-            frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
-        case .binary(let data):
-            frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: ByteBuffer(bytes: data))
-        }
-        do {
-            try await channel.writeAndFlush(frame)
-        } catch {
-            throw SwitchboardError(code: .network, message: "sending on the WebSocket connection failed", cause: error)
-        }
-    }
-
-    /// Sends a ping and returns when the matching pong arrives.
-    /// - Parameter payload: At most 125 bytes, echoed by the server.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` when the connection
-    ///   closes first. Bound the wait with your own deadline (a task group with a clock sleep).
-    public func ping(payload: Data = Data()) async throws {
-        precondition(payload.count <= 125, "a ping payload is at most 125 bytes")
-        let handler = self.handler
-        let buffer = ByteBuffer(bytes: payload)
-        try await channel.eventLoop.flatSubmit {
-            let promise = handler.eventLoop.makePromise(of: Void.self)
-            handler.value.ping(buffer, promise: promise)
-            return promise.futureResult
-        }.get()
-    }
-
-    /// Runs the close handshake: sends a close frame with `code` and `reason`, waits for the
-    /// server's close frame (at most the configured close timeout, on the configured clock), then
-    /// closes TCP. Calling it again, or after the server closed, only closes TCP.
-    public func close(code: WebSocketCloseCode, reason: String) async {
-        let handler = self.handler
-        let sent = (try? await channel.eventLoop.submit { handler.value.initiateClose(code: code, reason: reason) }.get()) ?? false
-        if sent {
-            let channel = self.channel
-            let clock = self.clock
-            let timeout = closeTimeout
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { try? await channel.closeFuture.get() }
-                group.addTask { try? await clock.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-                // A server that never answers is closed on; closing also ends the other child.
-                channel.close(promise: nil)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if case .terminated = inputs.yield(.send(message, continuation)) {
+                continuation.resume(throwing: ConnectionDriver.closedError)
             }
-        } else {
-            try? await channel.close()
         }
+    }
+
+    /// Sends a ping and waits for the pong carrying the same payload.
+    ///
+    /// Pongs are matched by payload, oldest ping first; a pong nobody waits for is ignored. Cancel
+    /// the calling task to stop waiting.
+    /// - Parameter payload: At most 125 bytes; empty by default.
+    /// - Returns: The round-trip time, measured on the configuration's clock.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a
+    ///   payload over 125 bytes, ``SwitchboardError/Code/network`` if the connection closes
+    ///   before the pong, `CancellationError` if the task is cancelled.
+    @discardableResult
+    public func sendPing(_ payload: Data = Data()) async throws -> Duration {
+        guard payload.count <= 125 else {
+            throw SwitchboardError(code: .invalidConfiguration, message: "a ping payload is at most 125 bytes, not \(payload.count)")
+        }
+        try Task.checkCancellation()
+        let id = pingIDs.withLock { id in
+            id += 1
+            return id
+        }
+        let inputs = inputs
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Duration, any Error>) in
+                if case .terminated = inputs.yield(.ping(id: id, payload: ByteBuffer(bytes: payload), continuation)) {
+                    continuation.resume(throwing: ConnectionDriver.closedError)
+                }
+            }
+        } onCancel: {
+            inputs.yield(.cancelPing(id: id))
+        }
+    }
+
+    /// Runs the close handshake: sends a close frame with `code` and `reason` (cut to 123 bytes),
+    /// waits up to the close timeout for the server's close frame, then closes TCP. Returns when
+    /// the socket is closed. Never throws; closing twice is harmless.
+    ///
+    /// Codes that may not be sent on the wire (1005, 1006, 1015, below 1000, 5000 and up) send a
+    /// close frame without a code.
+    /// - Parameters:
+    ///   - code: The close code; 1000 (normal closure) by default.
+    ///   - reason: The close reason; empty by default.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        inputs.yield(.close(WebSocketClose(code: code, reason: reason)))
+        await driver.value
     }
 }

@@ -7,226 +7,218 @@ import NIOSSL
 import NIOWebSocket
 import SwitchboardCore
 
-/// Opens WebSocket connections (`ws` and `wss`) on SwiftNIO.
+/// Opens WebSocket connections (`ws` and `wss`) on SwiftNIO; SwitchboardCore's
+/// `WebSocketConnector` seam for the transports.
 ///
 /// It offers every subprotocol of the request in one `Sec-WebSocket-Protocol` header, sends the
-/// request's headers, and reports the subprotocol the server chose. It throws
-/// ``WebSocketHandshakeError`` when the server answers with anything but `101` (with the status
-/// and the start of the body) or chooses no offered subprotocol, ``SwitchboardError`` with
-/// ``SwitchboardError/Code/network`` when the TCP or TLS connection fails, and
-/// ``SwitchboardError/Code/timeout`` when connecting or upgrading takes too long. Credentials in
-/// headers or `header-…` subprotocols are never logged or put in an error.
+/// request's headers and reports the subprotocol the server chose. `connect` throws:
+///
+/// - `WebSocketHandshakeError` when the server answers with anything but `101` (with the status
+///   and the first 4 KiB of the body), or accepts without choosing an offered subprotocol;
+/// - ``SwitchboardError`` with ``SwitchboardError/Code/network`` when the TCP connect (refused,
+///   DNS) or the TLS handshake fails, or the server closes during the upgrade (the error is the
+///   `cause`);
+/// - ``SwitchboardError`` with ``SwitchboardError/Code/timeout`` when the connect or the upgrade
+///   takes too long;
+/// - ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a URL that is
+///   not `ws`/`wss`, an invalid header, or unusable TLS settings;
+/// - `CancellationError` when the calling task is cancelled (the socket is closed).
+///
+/// Header values and subprotocols (a `header-…` subprotocol carries credentials) never appear in
+/// an error or a log line.
 public struct NIOWebSocketConnector: WebSocketConnector {
-    /// How connections are made.
-    public struct Configuration: Sendable {
-        /// The event loops connections run on.
-        public var eventLoopGroup: any EventLoopGroup
-        /// TLS for `wss` URLs: trust roots, verification, protocols. The default trusts the
-        /// system's roots and verifies the host name. To trust a private CA or a self-signed
-        /// server, set `tls.trustRoots = .certificates([...])` or add
-        /// `tls.additionalTrustRoots`.
-        public var tls: TLSConfiguration
-        /// The largest single frame accepted from the server (the decoder's limit).
-        public var maximumFrameSize: Int
-        /// The largest message accepted after reassembling fragments.
-        public var maximumMessageSize: Int
-        /// How long the TCP (and TLS) connect may take.
-        public var connectTimeout: Duration
-        /// How long the server may take to answer the upgrade request, measured on ``clock``.
-        public var upgradeTimeout: Duration
-        /// How long ``NIOWebSocketConnection/close(code:reason:)`` waits for the server's close
-        /// frame before closing TCP, measured on ``clock``.
-        public var closeTimeout: Duration
-        /// The clock for the upgrade and close timeouts (tests inject a manual clock).
-        public var clock: any Clock<Duration>
-        /// Where lifecycle (debug) and frame (trace) lines go.
-        public var logger: Logger
-
-        /// The defaults: 1 MiB frames, 16 MiB messages, 10 s to connect and to upgrade, 5 s for
-        /// the close handshake, the system's trust roots.
-        public init(
-            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-            tls: TLSConfiguration = .makeClientConfiguration(),
-            maximumFrameSize: Int = 1 << 20,
-            maximumMessageSize: Int = 16 << 20,
-            connectTimeout: Duration = .seconds(10),
-            upgradeTimeout: Duration = .seconds(10),
-            closeTimeout: Duration = .seconds(5),
-            clock: any Clock<Duration> = ContinuousClock(),
-            logger: Logger = Logger(label: "switchboard.nio", factory: { _ in SwiftLogNoOpLogHandler() })
-        ) {
-            self.eventLoopGroup = eventLoopGroup
-            self.tls = tls
-            self.maximumFrameSize = maximumFrameSize
-            self.maximumMessageSize = maximumMessageSize
-            self.connectTimeout = connectTimeout
-            self.upgradeTimeout = upgradeTimeout
-            self.closeTimeout = closeTimeout
-            self.clock = clock
-            self.logger = logger
-        }
-    }
-
+    /// How connections are opened.
     public let configuration: Configuration
+    private let sslContexts = SSLContextCache()
 
     /// Creates a connector.
+    /// - Parameter configuration: How connections are opened; the defaults suit production.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
+    /// Opens and upgrades a connection (the seam's entry point). See ``open(_:)``.
     public func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
         try await open(request)
     }
 
-    /// Like ``connect(_:)``, returning the concrete connection (for ``NIOWebSocketConnection/ping(payload:)``).
+    /// Opens and upgrades a connection, returning the concrete type (for
+    /// ``NIOWebSocketConnection/sendPing(_:)``).
+    /// - Parameter request: What to open.
+    /// - Returns: The open connection. Close it with ``NIOWebSocketConnection/close(code:reason:)``.
+    /// - Throws: See ``NIOWebSocketConnector``.
     public func open(_ request: WebSocketRequest) async throws -> NIOWebSocketConnection {
-        let target = try Target(request.url)
-        let logger = configuration.logger
-        logger.debug("connecting", metadata: ["websocket.host": "\(target.host)", "websocket.port": "\(target.port)"])
-        let sslContext: NIOSSLContext?
-        do {
-            sslContext = target.secure ? try NIOSSLContext(configuration: configuration.tls) : nil
-        } catch {
-            throw SwitchboardError(code: .invalidConfiguration, message: "the TLS configuration is invalid", cause: error)
+        let target = try WebSocketTarget(url: request.url)
+        var logger = configuration.logger
+        logger[metadataKey: "switchboard.websocket.endpoint"] = "\(target.endpoint)"
+        let (head, ignored) = try UpgradeRequest.head(for: request, target: target)
+        if !ignored.isEmpty {
+            logger.debug("ignoring request headers the engine sets itself", metadata: [
+                "switchboard.websocket.headers": "\(ignored.joined(separator: ", "))",
+            ])
         }
-        let head = Self.requestHead(request, target: target)
-        let channelBox = LockedValue<(any Channel)?>(nil)
-        let maximumFrameSize = configuration.maximumFrameSize
+        let sslContext = target.isSecure ? try sslContexts.context(for: configuration.tls) : nil
+        logger.debug("connecting", metadata: [
+            "switchboard.websocket.tls": "\(target.isSecure)",
+            "switchboard.websocket.subprotocols.offered": "\(request.subprotocols.count)",
+        ])
 
-        let upgrade: EventLoopFuture<UpgradeOutcome>
+        let (channel, upgrade) = try await connectSocket(target: target, head: head, sslContext: sslContext)
+        let handshake: Handshake
         do {
-            upgrade = try await ClientBootstrap(group: configuration.eventLoopGroup)
+            handshake = try await withDeadline(
+                configuration.upgradeTimeout, on: configuration.clock,
+                timeoutError: SwitchboardError(
+                    code: .timeout,
+                    message: "the WebSocket upgrade with \(target.endpoint) took longer than \(configuration.upgradeTimeout)"),
+                onTimeout: { channel.close(promise: nil) }
+            ) {
+                switch try await upgrade.get() {
+                case .upgraded(let webSocket, let response): .upgraded(webSocket, response)
+                case .rejected(let rejection): .rejected(try await rejection.get())
+                }
+            }
+        } catch {
+            channel.close(promise: nil)
+            let mapped = Self.handshakeError(error, target: target)
+            logger.debug("upgrade failed", metadata: ["switchboard.error": "\(mapped)"])
+            throw mapped
+        }
+
+        switch handshake {
+        case .rejected(let rejection):
+            channel.close(promise: nil)
+            logger.debug("upgrade refused", metadata: ["switchboard.websocket.status": "\(rejection.status)"])
+            throw WebSocketHandshakeError(reason: .unexpectedStatus(rejection.status), body: rejection.body)
+        case .upgraded(let webSocket, let response):
+            let subprotocol: String?
+            do {
+                subprotocol = try UpgradeRequest.negotiatedSubprotocol(offered: request.subprotocols, response: response)
+            } catch {
+                logger.debug("subprotocol not negotiated; closing")
+                await Self.fail(webSocket, code: .protocolError, reason: "subprotocol not negotiated")
+                throw error
+            }
+            logger.debug("connected", metadata: [
+                "switchboard.websocket.subprotocol": "\(Self.loggable(subprotocol))",
+            ])
+            return NIOWebSocketConnection.start(
+                channel: webSocket, subprotocol: subprotocol,
+                settings: ConnectionDriver.Settings(
+                    maximumMessageSize: configuration.maximumMessageSize,
+                    maximumFrameSize: configuration.maximumFrameSize,
+                    closeTimeout: configuration.closeTimeout,
+                    clock: configuration.clock,
+                    logger: logger))
+        }
+    }
+
+    /// The outcome of the upgrade request once the rejection body (if any) has been read.
+    private enum Handshake: Sendable {
+        case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPResponseHead)
+        case rejected(UpgradeRejection)
+    }
+
+    /// Connects TCP and installs TLS and the HTTP upgrade; the upgrade request goes out as soon
+    /// as the channel is active.
+    private func connectSocket(
+        target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?
+    ) async throws -> (any Channel, EventLoopFuture<UpgradeOutcome>) {
+        let maximumFrameSize = min(max(configuration.maximumFrameSize, 125), Int(UInt32.max))
+        do {
+            return try await ClientBootstrap(group: configuration.eventLoopGroup)
                 .connectTimeout(TimeAmount(configuration.connectTimeout))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .connect(host: target.host, port: target.port) { channel in
-                    channelBox.withLock { $0 = channel }
-                    return channel.eventLoop.makeCompletedFuture {
-                        if let sslContext {
-                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: target.serverNameIndication)
-                            try channel.pipeline.syncOperations.addHandler(handler)
-                        }
-                        // Protocol errors are answered by WebSocketClientHandler, which must report
-                        // them before the channel closes.
-                        let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
-                            maxFrameSize: maximumFrameSize,
-                            enableAutomaticErrorHandling: false,
-                            upgradePipelineHandler: { channel, response in
-                                channel.eventLoop.makeSucceededFuture(.upgraded(channel, response))
-                            })
-                        let configuration = NIOTypedHTTPClientUpgradeConfiguration<UpgradeOutcome>(
-                            upgradeRequestHead: head,
-                            upgraders: [upgrader],
-                            notUpgradingCompletionHandler: { channel in
-                                channel.eventLoop.makeCompletedFuture {
-                                    let promise = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
-                                    try channel.pipeline.syncOperations.addHandler(HandshakeResponseCollector(promise: promise))
-                                    return .rejected(promise.futureResult)
-                                }
-                            })
-                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                            configuration: .init(upgradeConfiguration: configuration))
+                    channel.eventLoop.makeCompletedFuture {
+                        let upgrade = try Self.configurePipeline(
+                            channel: channel, target: target, head: head, sslContext: sslContext,
+                            maximumFrameSize: maximumFrameSize)
+                        return (channel, upgrade)
                     }
                 }
-        } catch ChannelError.connectTimeout(let amount) {
-            throw SwitchboardError(
-                code: .timeout, message: "connecting to \(target) timed out", cause: ChannelError.connectTimeout(amount))
         } catch {
-            throw SwitchboardError(code: .network, message: "cannot connect to \(target)", cause: error)
+            let mapped = Self.connectError(error, target: target, timeout: configuration.connectTimeout)
+            configuration.logger.debug("connect failed", metadata: [
+                "switchboard.websocket.endpoint": "\(target.endpoint)", "switchboard.error": "\(mapped)",
+            ])
+            throw mapped
         }
+    }
 
-        let channel = channelBox.withLock { $0 }
+    /// Adds TLS (SNI only for host names), the HTTP codec and the typed WebSocket upgrader.
+    private static func configurePipeline(
+        channel: any Channel, target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?,
+        maximumFrameSize: Int
+    ) throws -> EventLoopFuture<UpgradeOutcome> {
+        let gate = UpgradeCloseGate()
+        try channel.pipeline.syncOperations.addHandler(gate)
+        if let sslContext {
+            let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: target.serverName)
+            try channel.pipeline.syncOperations.addHandler(tls)
+        }
+        // Protocol errors are answered by the connection's state machine (1002/1009), so NIO's
+        // automatic error handler stays out.
+        let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeOutcome>(
+            maxFrameSize: maximumFrameSize,
+            enableAutomaticErrorHandling: false,
+            upgradePipelineHandler: { channel, response in
+                channel.eventLoop.makeCompletedFuture {
+                    .upgraded(try NIOAsyncChannel(wrappingChannelSynchronously: channel), response)
+                }
+            })
+        var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
+            upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
+                upgradeRequestHead: head,
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let collector = UpgradeRejectionCollector(eventLoop: channel.eventLoop)
+                        try channel.pipeline.syncOperations.addHandler(collector)
+                        return .rejected(collector.rejection)
+                    }
+                }))
+        // Frames the server sends right behind its 101 must reach the WebSocket decoder.
+        configuration.leftOverBytesStrategy = .forwardBytes
+        let upgrade = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+        gate.release(after: upgrade)
+        return upgrade
+    }
+
+    /// Sends a close frame on a freshly upgraded channel and closes it.
+    private static func fail(
+        _ webSocket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, code: WebSocketCloseCode, reason: String
+    ) async {
+        let frame = WebSocketStateMachine.closeFrame(WebSocketClose(code: code, reason: reason))
+        try? await webSocket.executeThenClose { _, outbound in
+            try? await outbound.write(WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: .random(), data: frame.payload))
+        }
+    }
+
+    /// A subprotocol for a log line: `header-…` subprotocols carry credentials.
+    static func loggable(_ subprotocol: String?) -> String {
+        guard let subprotocol else { return "none" }
+        return subprotocol.lowercased().hasPrefix("header-") ? "header-<redacted>" : subprotocol
+    }
+}
+
+/// One `NIOSSLContext` per connector, made on the first `wss` connect (loading trust roots is
+/// costly).
+private final class SSLContextCache: Sendable {
+    private let cached = LockedValue<NIOSSLContext?>(nil)
+
+    func context(for tls: NIOWebSocketConnector.TLS) throws(SwitchboardError) -> NIOSSLContext {
+        if let context = cached.withLock({ $0 }) { return context }
+        let context: NIOSSLContext
         do {
-            return try await withDeadline(configuration.upgradeTimeout, onTimeout: { channel?.close(promise: nil) }) {
-                try await self.finishHandshake(upgrade.get(), request: request, target: target)
-            }
-        } catch let error as SwitchboardError {
-            channel?.close(promise: nil)
-            throw error
-        } catch let error as WebSocketHandshakeError {
-            channel?.close(promise: nil)
-            throw error
+            context = try NIOSSLContext(configuration: tls.nioConfiguration)
         } catch {
-            // TLS handshake failures, resets during the upgrade, malformed HTTP answers.
-            channel?.close(promise: nil)
-            throw SwitchboardError(code: .network, message: "the WebSocket handshake with \(target) failed: \(error)", cause: error)
+            throw SwitchboardError(code: .invalidConfiguration, message: "the TLS settings cannot be used", cause: error)
         }
-    }
-
-    private func finishHandshake(_ outcome: UpgradeOutcome, request: WebSocketRequest, target: Target) async throws
-        -> NIOWebSocketConnection
-    {
-        switch outcome {
-        case .rejected(let response):
-            let (head, body) = try await response.get()
-            configuration.logger.debug("upgrade refused", metadata: ["websocket.status": "\(head.status.code)"])
-            throw WebSocketHandshakeError(
-                reason: .unexpectedStatus(Int(head.status.code)),
-                body: String(decoding: body.readableBytesView, as: UTF8.self))
-        case .upgraded(let channel, let response):
-            let chosen = response.headers.first(name: "Sec-WebSocket-Protocol")?.trimmingCharacters(in: .whitespaces)
-            let offered = request.subprotocols
-            if chosen.map({ !offered.contains($0) }) ?? !offered.isEmpty {
-                try? await channel.close()
-                throw WebSocketHandshakeError(reason: .subprotocolNotNegotiated(offered: offered, chosen: chosen))
-            }
-            let (inbound, continuation) = WebSocketInbound.makeStream()
-            let lifecycle = ConnectionLifecycle()
-            let handler = try await channel.eventLoop.submit {
-                let handler = WebSocketClientHandler(
-                    continuation: continuation, maximumMessageSize: configuration.maximumMessageSize,
-                    lifecycle: lifecycle, logger: configuration.logger)
-                try channel.pipeline.syncOperations.addHandler(handler)
-                return NIOLoopBound(handler, eventLoop: channel.eventLoop)
-            }.get()
-            configuration.logger.debug("connected", metadata: ["websocket.host": "\(target.host)"])
-            return NIOWebSocketConnection(
-                subprotocol: chosen, inbound: inbound, channel: channel, handler: handler, lifecycle: lifecycle,
-                clock: configuration.clock, closeTimeout: configuration.closeTimeout)
+        return cached.withLock { cached in
+            if let existing = cached { return existing }
+            cached = context
+            return context
         }
-    }
-
-    /// Runs `body`, or throws ``SwitchboardError/Code/timeout`` after `timeout` on the clock
-    /// (calling `onTimeout` first so `body` can end).
-    private func withDeadline<T: Sendable>(
-        _ timeout: Duration, onTimeout: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        let clock = configuration.clock
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                onTimeout()
-                throw SwitchboardError(code: .timeout, message: "the server did not answer the WebSocket upgrade within \(timeout)")
-            }
-            return value
-        }
-    }
-
-    static func requestHead(_ request: WebSocketRequest, target: Target) -> HTTPRequestHead {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: target.hostHeader)
-        headers.add(name: "Content-Length", value: "0")
-        if !request.subprotocols.isEmpty {
-            headers.add(name: "Sec-WebSocket-Protocol", value: request.subprotocols.joined(separator: ", "))
-        }
-        for (name, value) in request.headers { headers.add(name: name, value: value) }
-        return HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestURI, headers: headers)
-    }
-}
-
-/// The outcome of the upgrade request.
-enum UpgradeOutcome: Sendable {
-    case upgraded(any Channel, HTTPResponseHead)
-    case rejected(EventLoopFuture<(HTTPResponseHead, ByteBuffer)>)
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -3,205 +3,233 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import NIOWebSocket
 import SwitchboardCore
 
-/// What the test server saw.
-struct ServerLog: Sendable {
-    /// The upgrade requests' headers, in arrival order.
-    var upgradeHeaders: [[(name: String, value: String)]] = []
-    /// Every data frame from the client: was it masked, and its text.
-    var frames: [(masked: Bool, text: String)] = []
-    /// Close frames from the client: code and reason.
-    var clientCloses: [WebSocketClose] = []
-    /// Pong payloads received from the client.
-    var pongs: [String] = []
+/// How the test server answers one upgrade request.
+enum TestHandshake: Sendable {
+    /// `101`, choosing `subprotocol` (`nil`: no `Sec-WebSocket-Protocol` header).
+    case accept(subprotocol: String?)
+    /// Any other status, with a plain-text body.
+    case reject(status: HTTPResponseStatus, body: String)
 }
 
-/// A small WebSocket server on 127.0.0.1, port 0, written for these tests on raw NIO. The
-/// client drives it with text commands (see ``ServerFrameHandler``); the path of the upgrade
-/// request picks the handshake behaviour:
-/// - `/reject`: answers `401` with a JSON body;
-/// - `?choose=none` / `?choose=NAME`: chooses no subprotocol / NAME (default: the first offered).
-final class TestWebSocketServer: Sendable {
-    let port: Int
-    private let log: LockedValue<ServerLog>
-    private let channel: any Channel
-
-    private init(port: Int, channel: any Channel, log: LockedValue<ServerLog>) {
-        self.port = port
-        self.channel = channel
-        self.log = log
+/// A scriptable raw-NIO WebSocket server on 127.0.0.1, port 0, plain or TLS.
+///
+/// Every test writes its own `handshake` (what to answer) and `session` (what to do once
+/// upgraded); the server records each upgrade request, the TLS server name the client sent, and
+/// each closed TCP connection.
+struct TestWebSocketServer: Sendable {
+    /// What the server does with a TCP connection.
+    enum Mode: Sendable {
+        /// Speaks HTTP and WebSocket.
+        case webSocket(
+            handshake: @Sendable (HTTPRequestHead) -> TestHandshake,
+            session: @Sendable (ServerSession) async throws -> Void)
+        /// Accepts TCP (and TLS) and never answers.
+        case silent
+        /// Answers the first bytes of the request with these bytes verbatim, then closes.
+        case raw(response: String)
     }
 
-    static func start(tls: NIOSSLContext? = nil) async throws -> TestWebSocketServer {
-        let log = LockedValue(ServerLog())
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// The port it listens on.
+    let port: Int
+    /// Every upgrade request, in order.
+    let requests: AsyncStream<HTTPRequestHead>
+    /// The SNI name of every TLS connection, `nil` when the client sent none.
+    let serverNames: AsyncStream<String?>
+    /// One element per TCP connection that closed.
+    let closedConnections: AsyncStream<Void>
+
+    /// A `ws`/`wss` URL for `path` on this server.
+    func url(_ path: String = "/socket", host: String = "127.0.0.1", secure: Bool = false) -> URL {
+        URL(string: "\(secure ? "wss" : "ws")://\(host):\(port)\(path)")!
+    }
+
+    /// Runs `body` against a fresh server, then shuts it down (closing every connection).
+    static func with<Result: Sendable>(
+        tls: TestCertificate? = nil,
+        mode: Mode,
+        _ body: (TestWebSocketServer) async throws -> Result
+    ) async throws -> Result {
+        let (requests, requestSink) = AsyncStream<HTTPRequestHead>.makeStream()
+        let (serverNames, serverNameSink) = AsyncStream<String?>.makeStream()
+        let (closedConnections, closedSink) = AsyncStream<Void>.makeStream()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                }.flatMap {
-                    let upgrader = NIOWebSocketServerUpgrader(
-                        maxFrameSize: 1 << 24,
-                        shouldUpgrade: { channel, head in
-                            log.withLock { $0.upgradeHeaders.append(head.headers.map { ($0.name, $0.value) }) }
-                            return channel.eventLoop.makeSucceededFuture(Self.upgradeHeaders(for: head))
-                        },
-                        upgradePipelineHandler: { channel, _ in
-                            // The HTTP fallback must not see WebSocket bytes.
-                            channel.pipeline.removeHandler(name: "reject").flatMapThrowing {
-                                try channel.pipeline.syncOperations.addHandler(ServerFrameHandler(log: log))
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture { () -> EventLoopFuture<Accepted> in
+                    channel.closeFuture.whenComplete { _ in closedSink.yield() }
+                    if let tls {
+                        let eventLoop = channel.eventLoop
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SNIHandler { result in
+                            switch result {
+                            case .fallback: serverNameSink.yield(nil)
+                            case .hostname(let name): serverNameSink.yield(name)
                             }
-                        })
-                    return channel.pipeline.configureHTTPServerPipeline(
-                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
-                    ).flatMapThrowing { try channel.pipeline.syncOperations.addHandler(RejectingHTTPHandler(), name: "reject") }
+                            return eventLoop.makeSucceededVoidFuture()
+                        }))
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.serverContext))
+                    }
+                    switch mode {
+                    case .silent:
+                        return channel.eventLoop.makeSucceededFuture(.silent(channel))
+                    case .raw(let response):
+                        try channel.pipeline.syncOperations.addHandler(RawResponder(response: response))
+                        return channel.eventLoop.makeSucceededFuture(.silent(channel))
+                    case .webSocket(let handshake, _):
+                        return try configureWebSocket(channel, handshake: handshake, requests: requestSink)
+                    }
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return TestWebSocketServer(port: channel.localAddress?.port ?? 0, channel: channel, log: log)
-    }
-
-    var seen: ServerLog { log.withLock { $0 } }
-
-    func url(_ path: String = "/", secure: Bool = false) -> URL {
-        URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)\(path)")!
-    }
-
-    func stop() async { try? await channel.close() }
-
-    private static func upgradeHeaders(for head: HTTPRequestHead) -> HTTPHeaders? {
-        let components = URLComponents(string: head.uri)
-        if components?.path == "/reject" { return nil }
-        let offered = head.headers["Sec-WebSocket-Protocol"]
-            .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        let choice = components?.queryItems?.first { $0.name == "choose" }?.value
-        var headers = HTTPHeaders()
-        switch choice {
-        case "none": break
-        case let name?: headers.add(name: "Sec-WebSocket-Protocol", value: name)
-        case nil: if let first = offered.first { headers.add(name: "Sec-WebSocket-Protocol", value: first) }
+        let server = TestWebSocketServer(
+            port: listener.channel.localAddress!.port!, requests: requests, serverNames: serverNames,
+            closedConnections: closedConnections)
+        let session: (@Sendable (ServerSession) async throws -> Void)?
+        if case .webSocket(_, let script) = mode { session = script } else { session = nil }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await listener.executeThenClose { connections in
+                    await withTaskGroup(of: Void.self) { handlers in
+                        do {
+                            for try await accepted in connections {
+                                handlers.addTask { await serve(accepted, session: session) }
+                            }
+                        } catch {
+                            // The listener closed.
+                        }
+                        handlers.cancelAll()
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body(server)
         }
-        return headers
+    }
+
+    /// What a connection became.
+    enum Accepted: Sendable {
+        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPRequestHead)
+        case rejected
+        case silent(any Channel)
+    }
+
+    private static func configureWebSocket(
+        _ channel: any Channel, handshake: @escaping @Sendable (HTTPRequestHead) -> TestHandshake,
+        requests: AsyncStream<HTTPRequestHead>.Continuation
+    ) throws -> EventLoopFuture<Accepted> {
+        // NIO's upgrade handler keeps the request head of a declined upgrade to itself, so the
+        // responder gets it from here.
+        let declinedRequest = LockedValue<HTTPRequestHead?>(nil)
+        let upgrader = NIOTypedWebSocketServerUpgrader<Accepted>(
+            maxFrameSize: 1 << 24,
+            enableAutomaticErrorHandling: false,
+            shouldUpgrade: { channel, head in
+                requests.yield(head)
+                guard case .accept(let subprotocol) = handshake(head) else {
+                    declinedRequest.withLock { $0 = head }
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                var headers = HTTPHeaders()
+                if let subprotocol { headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol) }
+                return channel.eventLoop.makeSucceededFuture(headers)
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    .webSocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel), head)
+                }
+            })
+        var configuration = NIOUpgradableHTTPServerPipelineConfiguration(
+            upgradeConfiguration: NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(RejectingResponder(request: declinedRequest.withLock { $0 }, handshake: handshake))
+                        return .rejected
+                    }
+                }))
+        // A declined upgrade is reported as an error; NIO's error handler would close the
+        // connection before the rejection is written.
+        configuration.enableErrorHandling = false
+        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+    }
+
+    private static func serve(
+        _ accepted: EventLoopFuture<Accepted>, session: (@Sendable (ServerSession) async throws -> Void)?
+    ) async {
+        guard let accepted = try? await accepted.get() else { return }
+        switch accepted {
+        case .webSocket(let webSocket, let head):
+            try? await webSocket.executeThenClose { frames, writer in
+                let connection = ServerSession(request: head, channel: webSocket.channel, frames: frames, writer: writer)
+                try await session?(connection)
+            }
+        case .rejected:
+            break
+        case .silent(let channel):
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+        }
     }
 }
 
-/// Answers any request that was not upgraded with `401` and a JSON body.
-final class RejectingHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// Answers a declined upgrade request with the scripted status and body, then closes.
+private final class RejectingResponder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    static let body = #"{"errors":[{"errorType":"UnauthorizedException","message":"You are not authorized to make this call."}]}"#
+    private let handshake: @Sendable (HTTPRequestHead) -> TestHandshake
+    private var request: HTTPRequestHead?
+
+    init(request: HTTPRequestHead?, handshake: @escaping @Sendable (HTTPRequestHead) -> TestHandshake) {
+        self.request = request
+        self.handshake = handshake
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .end = unwrapInboundIn(data) else { return }
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Length", value: "\(Self.body.utf8.count)")
-        headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: Self.body)))), promise: nil)
-        let bound = context.loopBound
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            request = head
+        case .body:
+            break
+        case .end:
+            guard let request, case .reject(let status, let body) = handshake(request) else {
+                context.close(promise: nil)
+                return
+            }
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+            headers.add(name: "Connection", value: "close")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
     }
 }
 
-/// The server side of an upgraded connection: records what the client sends and obeys text
-/// commands (`echo:X`, `fragments`, `ping:P`, `close:CODE:REASON`, `close-drop:CODE`, `drop`,
-/// `big:N`, `bigfragments:N:PARTS`, `invalid-utf8`, `blast:N`, `binary`).
-final class ServerFrameHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+/// Writes a canned answer to the first bytes it receives, then closes.
+private final class RawResponder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
-    private let log: LockedValue<ServerLog>
-    private var closeSent = false
+    private let response: String
+    private var answered = false
 
-    init(log: LockedValue<ServerLog>) { self.log = log }
+    init(response: String) {
+        self.response = response
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        var payload = frame.unmaskedData
-        let text = payload.readString(length: payload.readableBytes) ?? ""
-        switch frame.opcode {
-        case .connectionClose:
-            var data = frame.unmaskedData
-            let code = data.readInteger(as: UInt16.self) ?? 1005
-            let reason = data.readString(length: data.readableBytes) ?? ""
-            log.withLock { $0.clientCloses.append(WebSocketClose(code: WebSocketCloseCode(code), reason: reason)) }
-            if !closeSent { send(.connectionClose, Self.closePayload(code, reason), context: context) }
-            close(context)
-        case .ping:
-            send(.pong, frame.unmaskedData, context: context)
-        case .pong:
-            log.withLock { $0.pongs.append(text) }
-        case .text, .binary:
-            log.withLock { $0.frames.append((frame.maskKey != nil, text)) }
-            run(text, context: context)
-        default:
-            break
+        guard !answered else { return }
+        answered = true
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
         }
-    }
-
-    private func run(_ command: String, context: ChannelHandlerContext) {
-        let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        switch parts[0] {
-        case "echo":
-            send(.text, ByteBuffer(string: parts.dropFirst().joined(separator: ":")), context: context)
-        case "fragments":
-            send(.text, ByteBuffer(string: "hel"), fin: false, context: context)
-            send(.ping, ByteBuffer(string: "mid"), context: context)
-            send(.continuation, ByteBuffer(string: "lo "), fin: false, context: context)
-            send(.continuation, ByteBuffer(string: "wörld"), context: context)
-        case "ping":
-            send(.ping, ByteBuffer(string: parts[1]), context: context)
-        case "close":
-            closeSent = true
-            send(.connectionClose, Self.closePayload(UInt16(parts[1]) ?? 1000, parts.count > 2 ? parts[2] : ""), context: context)
-        case "close-drop":
-            closeSent = true
-            send(.connectionClose, Self.closePayload(UInt16(parts[1]) ?? 1000, "bye"), context: context)
-            close(context)
-        case "drop":
-            close(context)
-        case "big":
-            send(.text, ByteBuffer(repeating: UInt8(ascii: "a"), count: Int(parts[1]) ?? 0), context: context)
-        case "bigfragments":
-            let total = Int(parts[1]) ?? 0
-            let count = Int(parts[2]) ?? 1
-            for index in 0..<count {
-                let opcode: WebSocketOpcode = index == 0 ? .text : .continuation
-                send(opcode, ByteBuffer(repeating: UInt8(ascii: "b"), count: total / count), fin: index == count - 1, context: context)
-            }
-        case "invalid-utf8":
-            send(.text, ByteBuffer(bytes: [0xC3, 0x28]), context: context)
-        case "blast":
-            for index in 0..<(Int(parts[1]) ?? 0) { send(.text, ByteBuffer(string: "\(index)"), flush: false, context: context) }
-            context.flush()
-        case "binary":
-            send(.binary, ByteBuffer(bytes: [1, 2, 3]), context: context)
-        default:
-            break
-        }
-    }
-
-    private func send(
-        _ opcode: WebSocketOpcode, _ data: ByteBuffer, fin: Bool = true, flush: Bool = true, context: ChannelHandlerContext
-    ) {
-        let frame = WebSocketFrame(fin: fin, opcode: opcode, data: data)
-        if flush { context.writeAndFlush(wrapOutboundOut(frame), promise: nil) } else { context.write(wrapOutboundOut(frame), promise: nil) }
-    }
-
-    private func close(_ context: ChannelHandlerContext) {
-        let bound = context.loopBound
-        context.flush()
-        context.eventLoop.execute { bound.value.close(promise: nil) }
-    }
-
-    private static func closePayload(_ code: UInt16, _ reason: String) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        buffer.writeInteger(code)
-        buffer.writeString(reason)
-        return buffer
     }
 }

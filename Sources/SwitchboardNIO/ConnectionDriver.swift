@@ -1,0 +1,114 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+import SwitchboardCore
+
+/// What the driver loop of one connection reacts to, in the order it happened.
+enum DriverInput: Sendable {
+    /// A frame arrived.
+    case frame(WebSocketFrame)
+    /// The socket's inbound side ended, with the error if it failed.
+    case readEnded((any Error)?)
+    /// The user sends a message; resumed once written.
+    case send(WebSocketMessage, CheckedContinuation<Void, any Error>)
+    /// The user sends a ping; resumed with the round trip when the pong arrives.
+    case ping(id: UInt64, payload: ByteBuffer, CheckedContinuation<Duration, any Error>)
+    /// The user stopped waiting for a ping.
+    case cancelPing(id: UInt64)
+    /// The user asked to close.
+    case close(WebSocketClose)
+    /// The close deadline passed.
+    case closeTimerFired
+    /// The last reference to the connection went away.
+    case released
+}
+
+/// Drives one upgraded channel: a single loop consumes ``DriverInput``s, feeds them to the
+/// ``WebSocketStateMachine`` and carries out its actions. A child task pumps the channel's
+/// frames into the same input stream, so frames are handled (and delivered) in arrival order.
+struct ConnectionDriver: Sendable {
+    /// What the driver needs from the configuration.
+    struct Settings: Sendable {
+        var maximumMessageSize: Int
+        var maximumFrameSize: Int
+        var closeTimeout: Duration
+        var clock: any Clock<Duration>
+        var logger: Logger
+    }
+
+    static let closedError = SwitchboardError(code: .network, message: "the WebSocket is closed")
+
+    let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+    let inputs: AsyncStream<DriverInput>
+    let inputContinuation: AsyncStream<DriverInput>.Continuation
+    let events: WebSocketInbound.Continuation
+    let settings: Settings
+
+    /// Runs until the connection is over and the channel is closed; then fails whatever the
+    /// user still queued.
+    func run() async {
+        var iterator = inputs.makeAsyncIterator()
+        let stopwatch = Stopwatch(settings.clock)
+        do {
+            try await channel.executeThenClose { frames, outbound in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await pump(frames) }
+                    var loop = Loop(settings: settings, events: events, outbound: outbound, stopwatch: stopwatch)
+                    let closeTimer = closeTimer()
+                    await loop.run(&iterator, startCloseTimer: { group.addTask(operation: closeTimer) })
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            settings.logger.debug("closing the channel failed", metadata: ["switchboard.error": "\(error)"])
+        }
+        settings.logger.debug("channel closed")
+        // Normally finished by the loop already; this only covers a loop that ended early.
+        events.finish(throwing: SwitchboardError(code: .network, message: "the connection ended unexpectedly"))
+        inputContinuation.finish()
+        while let input = await iterator.next() {
+            switch input {
+            case .send(_, let continuation): continuation.resume(throwing: Self.closedError)
+            case .ping(_, _, let continuation): continuation.resume(throwing: Self.closedError)
+            case .frame, .readEnded, .cancelPing, .close, .closeTimerFired, .released: break
+            }
+        }
+    }
+
+    /// Forwards the channel's frames, then how the inbound side ended.
+    private func pump(_ frames: NIOAsyncChannelInboundStream<WebSocketFrame>) async {
+        do {
+            for try await frame in frames { inputContinuation.yield(.frame(frame)) }
+            inputContinuation.yield(.readEnded(nil))
+        } catch {
+            inputContinuation.yield(.readEnded(error))
+        }
+    }
+
+    /// The close deadline: sleeps on the injected clock, then reports.
+    private func closeTimer() -> @Sendable () async -> Void {
+        { [settings, inputContinuation] in
+            do {
+                try await settings.clock.sleep(for: settings.closeTimeout)
+                inputContinuation.yield(.closeTimerFired)
+            } catch {
+                // Cancelled: the connection ended first.
+            }
+        }
+    }
+}
+
+/// Measures durations on an injected clock.
+struct Stopwatch: Sendable {
+    /// The time since the stopwatch was made.
+    let elapsed: @Sendable () -> Duration
+
+    init(_ clock: any Clock<Duration>) {
+        elapsed = Self.measure(clock)
+    }
+
+    private static func measure<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+}
