@@ -135,8 +135,10 @@ public protocol WebSocketConnector: Sendable {
     /// Opens and upgrades a connection.
     /// - Parameter request: What to open.
     /// - Returns: The open connection.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` (refused, reset, non-101
-    ///   answer), ``SwitchboardError/Code/timeout`` (connect or upgrade deadline) or
-    ///   ``SwitchboardError/Code/sessionExpired`` (401/403 answer).
+    /// - Throws: ``WebSocketHandshakeError`` when the server answers with anything but `101` (its
+    ///   ``WebSocketHandshakeError/isAuthorizationFailure`` is true for 401/403, which transports
+    ///   treat as a refused token) or chooses no offered subprotocol; ``SwitchboardError`` with
+    ///   ``SwitchboardError/Code/network`` (refused, reset, TLS failure) or
+    ///   ``SwitchboardError/Code/timeout`` (connect or upgrade deadline).
     func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection
 }
