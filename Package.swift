@@ -96,6 +96,7 @@ let package = Package(
             name: "SwitchboardAppSync",
             dependencies: [
                 "SwitchboardCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -220,6 +221,7 @@ let package = Package(
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
