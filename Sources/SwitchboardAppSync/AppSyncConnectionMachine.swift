@@ -3,25 +3,39 @@ import SwitchboardCore
 /// The AppSync Events connection rules as a pure value: inputs are facts (a command, a frame, a
 /// socket outcome, the current instant), outputs are actions the transport performs. It never
 /// reads a clock or a random source; both are passed in.
+///
+/// Besides the current connection it may hold two more sockets for a short while, both for the
+/// make-before-break replacement before AppSync's 24 h limit (see `+Rotation`): a *candidate*
+/// that is being connected and subscribed, and, once the candidate took over, the *retiring*
+/// old socket that is drained until the server closes it. Publishes over the socket are in
+/// `+Publish`.
 struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration == Duration {
     enum Action: Equatable {
         /// Open socket `generation`; fetch the token for `reason`.
         case open(generation: Int, reason: TokenRequestReason)
+        /// Open socket `generation` to replace the current one before its lifetime ends.
+        case openReplacement(generation: Int)
         /// Send `connection_init` on `generation`.
         case sendInit(generation: Int)
         /// Send `subscribe` for `key` with wire id `id` (the transport adds the authorization).
         case sendSubscribe(generation: Int, key: SubscriptionKey, id: String, channel: String)
         /// Send `unsubscribe` for wire id `id`.
         case sendUnsubscribe(generation: Int, id: String)
+        /// Send `publish` with wire id `id` (the transport adds the authorization).
+        case sendPublish(generation: Int, id: String, channel: String, events: [String])
         /// Close socket `generation`.
         case close(generation: Int, code: WebSocketCloseCode)
         /// Report to the owner.
         case emit(TransportEvent)
         /// Deliver these event payloads for `key`.
         case deliver(key: SubscriptionKey, events: [String])
+        /// Answer the publish with wire id `id`.
+        case completePublish(id: String, Result<AppSyncPublishResult, SwitchboardError>)
+        /// The candidate `to` took over from `from` (for logs and metrics).
+        case replaced(from: Int, to: Int)
     }
 
-    private enum Phase: Equatable {
+    enum Phase: Equatable {
         case idle
         case connecting(attempt: Int)
         case awaitingAck(attempt: Int, deadline: Instant)
@@ -30,51 +44,92 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         case stopped
     }
 
-    private enum SubscriptionPhase: Equatable {
+    enum SubscriptionPhase: Equatable {
         case pending
         case subscribing(id: String, unsubscribeWhenAcked: Bool)
         case established(id: String)
     }
 
-    private struct Subscription {
+    struct Subscription {
         var channel: String
         var phase: SubscriptionPhase
     }
 
     let ackTimeout: Duration
     let policy: ReconnectPolicy
-    private var phase = Phase.idle
-    private var signedIn = false
-    private var refreshedAfterRejection = false
-    private(set) var generation = 0
-    private var subscriptions: [SubscriptionKey: Subscription] = [:]
-    private var order: [SubscriptionKey] = []
-    private var byID: [String: SubscriptionKey] = [:]
+    /// How long a connection is used before it is replaced; nil keeps it until it ends.
+    let connectionLifetime: Duration?
+    /// How long to wait before trying again when a replacement failed.
+    let replacementRetryDelay: Duration
+    var phase = Phase.idle
+    var signedIn = false
+    var refreshedAfterRejection = false
+    /// The current socket's generation. Every socket gets a new number, so frames from an
+    /// older one are recognised and ignored.
+    var generation = 0
+    private var lastGeneration = 0
+    var subscriptions: [SubscriptionKey: Subscription] = [:]
+    var order: [SubscriptionKey] = []
+    var byID: [String: SubscriptionKey] = [:]
     private var nextID = 0
     private let idPrefix: String
 
-    init(ackTimeout: Duration, policy: ReconnectPolicy, idPrefix: String) {
+    /// When the current connection is to be replaced.
+    var replaceAt: Instant?
+    /// The replacement being connected and subscribed, if any.
+    var candidate: Candidate?
+    /// The replaced socket, drained until it closes.
+    var retiring: Retiring?
+    /// Events seen while two sockets overlap, for delivering each once (see `+Rotation`).
+    var overlap: [OverlapKey: [Int: Int]] = [:]
+    /// When the overlap's late copies stop being matched.
+    var overlapExpiry: Instant?
+    /// How long after the old socket closed its events are still matched against late copies
+    /// from the new one.
+    let overlapGrace: Duration
+
+    /// Publishes waiting for a connection or an answer, and their order.
+    var publishes: [String: PendingPublish] = [:]
+    var publishOrder: [String] = []
+
+    init(
+        ackTimeout: Duration, policy: ReconnectPolicy, idPrefix: String, connectionLifetime: Duration? = nil,
+        replacementRetryDelay: Duration = .seconds(60), overlapGrace: Duration = .seconds(10)
+    ) {
+        self.overlapGrace = overlapGrace
         self.ackTimeout = ackTimeout
         self.policy = policy
         self.idPrefix = idPrefix
+        self.connectionLifetime = connectionLifetime
+        self.replacementRetryDelay = replacementRetryDelay
     }
 
     /// When the transport must call ``timerFired(at:random:)`` next, if at all.
     var nextDeadline: Instant? {
+        var deadlines: [Instant] = []
         switch phase {
-        case .awaitingAck(_, let deadline), .connected(_, let deadline), .waiting(_, let deadline): deadline
-        case .idle, .connecting, .stopped: nil
+        case .awaitingAck(_, let deadline), .connected(_, let deadline), .waiting(_, let deadline): deadlines.append(deadline)
+        case .idle, .connecting, .stopped: break
         }
+        if let replaceAt, candidate == nil, case .connected = phase { deadlines.append(replaceAt) }
+        if case .awaitingAck(let deadline)? = candidate?.stage { deadlines.append(deadline) }
+        deadlines += publishes.values.map(\.deadline)
+        if let overlapExpiry { deadlines.append(overlapExpiry) }
+        return deadlines.min()
     }
+
+    /// Whether a socket that just opened as `generation` is still wanted.
+    func wants(generation: Int) -> Bool { generation == self.generation || generation == candidate?.generation }
 
     // MARK: Commands
 
     mutating func connect() -> [Action] {
-        let actions = closeCurrent(code: .normalClosure)
+        var actions = closeCurrent(code: .normalClosure)
         signedIn = true
         refreshedAfterRejection = false
         resetSubscriptions()
-        return actions + startConnecting(attempt: 1, reason: .connect)
+        actions += startConnecting(attempt: 1, reason: .connect)
+        return actions
     }
 
     mutating func disconnect() -> [Action] {
@@ -82,6 +137,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         signedIn = false
         resetSubscriptions()
         phase = .idle
+        actions += failPublishes(SwitchboardError(code: .network, message: "the transport disconnected before the publish was answered")) { _ in true }
         actions.append(.emit(.connectionStateChanged(.idle)))
         return actions
     }
@@ -91,7 +147,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         subscriptions[key] = Subscription(channel: channel, phase: .pending)
         order.append(key)
         guard case .connected = phase else { return [] }
-        return sendSubscribe(key)
+        return sendSubscribe(key) + subscribeOnCandidate(key)
     }
 
     mutating func unsubscribe(key: SubscriptionKey) -> [Action] {
@@ -99,20 +155,21 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         switch subscription.phase {
         case .pending:
             remove(key)
-            return []
+            return forgetOnCandidate(key)
         case .subscribing(let id, _):
             // Never unsubscribe before the server acknowledged the subscribe.
             subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: true)
-            return []
+            return forgetOnCandidate(key)
         case .established(let id):
             remove(key)
-            return [.sendUnsubscribe(generation: generation, id: id)]
+            return [.sendUnsubscribe(generation: generation, id: id)] + forgetOnCandidate(key)
         }
     }
 
     // MARK: Socket facts
 
     mutating func opened(generation: Int, at now: Instant) -> [Action] {
+        if generation == candidate?.generation { return candidateOpened(at: now) }
         guard generation == self.generation, case .connecting(let attempt) = phase else { return [] }
         phase = .awaitingAck(attempt: attempt, deadline: now.advanced(by: ackTimeout))
         return [.sendInit(generation: generation)]
@@ -121,6 +178,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     mutating func openFailed(
         generation: Int, error: SwitchboardError, authorization: Bool, at now: Instant, random: inout some RandomNumberGenerator
     ) -> [Action] {
+        if generation == candidate?.generation { return abandonReplacement(error, at: now, closing: false) }
         guard generation == self.generation, case .connecting = phase else { return [] }
         if authorization { return authorizationFailed(error, at: now, random: &random) }
         return connectionLost(.failed(error), error: error, at: now, random: &random)
@@ -129,9 +187,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     mutating func closed(
         generation: Int, close: WebSocketClose?, error: SwitchboardError?, at now: Instant, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        guard generation == self.generation, isLive else { return [] }
         let failure = error ?? SwitchboardError(
             code: .network, message: "the server closed the connection (\(close.map { "\($0.code) \($0.reason)" } ?? "no close frame"))")
+        if generation == candidate?.generation { return abandonReplacement(failure, at: now, closing: false) }
+        if generation == retiring?.generation { return retired(at: now) }
+        guard generation == self.generation, isLive else { return [] }
         let reason: ReconnectPolicy.Disconnect.Reason = close.map { .closed($0) } ?? .failed(failure)
         return connectionLost(reason, error: failure, at: now, random: &random)
     }
@@ -139,6 +199,8 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     mutating func received(
         _ message: AppSyncServerMessage, generation: Int, at now: Instant, random: inout some RandomNumberGenerator
     ) -> [Action] {
+        if generation == candidate?.generation { return receivedOnCandidate(message, at: now) }
+        if generation == retiring?.generation { return receivedOnRetiring(message) }
         guard generation == self.generation, isLive else { return [] }
         if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive)) }
         switch message {
@@ -146,10 +208,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             guard case .awaitingAck = phase else { return [] }
             let keepAlive = Duration.milliseconds(timeoutMs ?? 300_000)
             phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive))
+            replaceAt = connectionLifetime.map { now.advanced(by: $0) }
             refreshedAfterRejection = false
             var actions: [Action] = [.emit(.connectionStateChanged(.connected))]
             for key in order where subscriptions[key]?.phase == .pending { actions += sendSubscribe(key) }
-            return actions
+            return actions + sendQueuedPublishes(at: now)
         case .connectionError(let errors):
             let error = SwitchboardError(code: .network, message: "the server refused the connection: \(describe(errors))")
             if errors.contains(where: \.isAuthorizationFailure) {
@@ -173,7 +236,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             return subscriptionRejected(id, errors)
         case .data(let id, let events):
             guard let key = byID[id], case .established = subscriptions[key]?.phase else { return [] }
-            return [.deliver(key: key, events: events)]
+            return deliver(key: key, events: events, from: generation)
+        case .publishSuccess(let id, _) where publishes[id] != nil, .publishError(let id?, _) where publishes[id] != nil,
+            .error(let id?, _) where publishes[id] != nil:
+            return answerPublish(message)
         case .subscribeError(_, let errors), .broadcastError(_, let errors), .unsubscribeError(_, let errors),
             .publishError(_, let errors), .error(_, let errors):
             return [.emit(.error(SwitchboardError(code: .protocolViolation, message: "the server reported: \(describe(errors))")))]
@@ -191,31 +257,46 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     }
 
     mutating func timerFired(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
+        var actions: [Action]
         switch phase {
         case .awaitingAck(_, let deadline) where now >= deadline:
             let error = SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)")
-            return [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
+            actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .connected(let keepAlive, let deadline) where now >= deadline:
             let error = SwitchboardError(code: .timeout, message: "no frame from the server within the keep-alive timeout of \(keepAlive)")
-            return [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
+            actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .waiting(let attempt, let until) where now >= until:
-            return startConnecting(attempt: attempt, reason: .connect)
+            actions = startConnecting(attempt: attempt, reason: .connect)
         default:
-            return []
+            actions = []
         }
+        overlapTimer(at: now)
+        return actions + replacementTimers(at: now) + publishTimeouts(at: now)
     }
 
     // MARK: Helpers
 
-    private var isLive: Bool {
+    var isLive: Bool {
         switch phase {
         case .connecting, .awaitingAck, .connected: true
         case .idle, .waiting, .stopped: false
         }
     }
 
+    /// A new socket number.
+    mutating func nextGeneration() -> Int {
+        lastGeneration += 1
+        return lastGeneration
+    }
+
+    /// A new wire id.
+    mutating func nextWireID(_ kind: String = "") -> String {
+        nextID += 1
+        return "\(idPrefix)-\(kind)\(nextID)"
+    }
+
     private mutating func startConnecting(attempt: Int, reason: TokenRequestReason) -> [Action] {
-        generation += 1
+        generation = nextGeneration()
         phase = .connecting(attempt: attempt)
         return [.emit(.connectionStateChanged(.connecting(attempt: attempt))), .open(generation: generation, reason: reason)]
     }
@@ -223,23 +304,25 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     private mutating func closeCurrent(code: WebSocketCloseCode) -> [Action] {
         let live = isLive
         let current = generation
-        generation += 1  // frames from the old socket are stale from now on
-        return live ? [.close(generation: current, code: code)] : []
+        generation = nextGeneration()  // frames from the old socket are stale from now on
+        return (live ? [.close(generation: current, code: code)] : []) + dropOverlap()
     }
 
     private mutating func authorizationFailed(
         _ error: SwitchboardError, at now: Instant, random: inout some RandomNumberGenerator
     ) -> [Action] {
         resetSubscriptions()
+        var actions = dropOverlap()
         if !refreshedAfterRejection {
             refreshedAfterRejection = true
             let attempt: Int = if case .connecting(let attempt) = phase { attempt } else { 1 }
-            return startConnecting(attempt: attempt, reason: .refreshAfterRejection)
+            return actions + startConnecting(attempt: attempt, reason: .refreshAfterRejection)
         }
         phase = .stopped
         let expired = SwitchboardError(
             code: .sessionExpired, message: "the server refused the credentials twice (\(error.message))", cause: error)
-        return [.emit(.connectionStateChanged(.disconnected(expired)))]
+        actions += failPublishes(expired) { _ in true }
+        return actions + [.emit(.connectionStateChanged(.disconnected(expired)))]
     }
 
     private mutating func connectionLost(
@@ -251,16 +334,22 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             case .connecting(let attempt), .awaitingAck(let attempt, _): attempt
             default: 0
             }
+        let lost = generation
         resetSubscriptions()
+        var actions = dropOverlap()
+        actions += failPublishes(SwitchboardError(
+            code: .network, message: "the connection ended before the publish was answered; the events may or may not have been published",
+            cause: error)) { $0 == lost }
         let normal: Bool = if case .closed(let close) = reason { close.code == .normalClosure && subscriptions.isEmpty } else { false }
         let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: normal)
         switch policy.decision(for: disconnect, attempt: attempt + 1, using: &random) {
         case .reconnect(let delay):
             phase = .waiting(attempt: attempt + 1, until: now.advanced(by: delay))
-            return [.emit(.error(error)), .emit(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
+            return actions + [.emit(.error(error)), .emit(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
         case .stop:
             phase = .stopped
-            return [.emit(.connectionStateChanged(.disconnected(error)))]
+            actions += failPublishes(error) { _ in true }
+            return actions + [.emit(.connectionStateChanged(.disconnected(error)))]
         }
     }
 
@@ -271,18 +360,18 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             if case .subscribing(_, true) = subscriptions[key]?.phase { remove(key) } else { subscriptions[key]?.phase = .pending }
         }
         byID.removeAll()
+        replaceAt = nil
     }
 
     private mutating func sendSubscribe(_ key: SubscriptionKey) -> [Action] {
         guard let subscription = subscriptions[key] else { return [] }
-        nextID += 1
-        let id = "\(idPrefix)-\(nextID)"
+        let id = nextWireID()
         byID[id] = key
         subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
         return [.sendSubscribe(generation: generation, key: key, id: id, channel: subscription.channel)]
     }
 
-    private mutating func remove(_ key: SubscriptionKey) {
+    mutating func remove(_ key: SubscriptionKey) {
         switch subscriptions[key]?.phase {
         case .subscribing(let id, _), .established(let id): byID[id] = nil
         default: break
@@ -295,11 +384,12 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         guard let key = byID[id] else { return [] }
         let wanted: Bool = if case .subscribing(_, true) = subscriptions[key]?.phase { false } else { true }
         remove(key)
-        guard wanted else { return [] }
-        return [.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors))))]
+        let actions = forgetOnCandidate(key)
+        guard wanted else { return actions }
+        return actions + [.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors))))]
     }
 
-    private func describe(_ errors: [AppSyncError]) -> String {
+    func describe(_ errors: [AppSyncError]) -> String {
         errors.isEmpty ? "no details" : errors.map(\.description).joined(separator: "; ")
     }
 }

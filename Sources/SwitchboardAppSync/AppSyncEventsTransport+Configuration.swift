@@ -14,13 +14,23 @@ extension AppSyncEventsTransport {
         /// URL's host and port otherwise, which suits the local emulator). Set it for custom
         /// domains.
         public var host: String?
-        /// The authorization mode.
+        /// The authorization mode: for the connection, every subscribe and every publish.
         public var authorization: AppSyncAuthorization
         /// When to reconnect after a connection is lost.
         public var reconnectPolicy: ReconnectPolicy
         /// How long to wait for `connection_ack`.
         public var ackTimeout: Duration
-        /// The clock for the ack timeout, the keep-alive watchdog and reconnect delays.
+        /// How long a connection is used before it is replaced, make-before-break: a new socket
+        /// is connected and subscribed before the old one closes, and no event is delivered
+        /// twice. AppSync closes connections after 24 h; the default replaces them after 23 h,
+        /// leaving time for retries (a failed replacement is tried again every minute while the
+        /// old connection works). Nil keeps each connection until it ends.
+        public var connectionLifetime: Duration?
+        /// How long a ``AppSyncEventsTransport/publish(_:to:)`` waits for the connection and the
+        /// server's answer before it fails with ``SwitchboardError/Code/timeout``.
+        public var publishTimeout: Duration
+        /// The clock for the ack timeout, the keep-alive watchdog, reconnect delays, the
+        /// connection lifetime and publish timeouts.
         public var clock: any Clock<Duration>
         /// The random source for backoff jitter and subscription ids.
         public var random: any RandomNumberGenerator & Sendable
@@ -35,6 +45,8 @@ extension AppSyncEventsTransport {
             authorization: AppSyncAuthorization,
             reconnectPolicy: ReconnectPolicy = .standard,
             ackTimeout: Duration = .seconds(10),
+            connectionLifetime: Duration? = .seconds(23 * 3600),
+            publishTimeout: Duration = .seconds(10),
             clock: any Clock<Duration> = ContinuousClock(),
             random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
             logger: Logger = Logger(label: "switchboard.appsync", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -45,6 +57,8 @@ extension AppSyncEventsTransport {
             self.authorization = authorization
             self.reconnectPolicy = reconnectPolicy
             self.ackTimeout = ackTimeout
+            self.connectionLifetime = connectionLifetime
+            self.publishTimeout = publishTimeout
             self.clock = clock
             self.random = random
             self.logger = logger

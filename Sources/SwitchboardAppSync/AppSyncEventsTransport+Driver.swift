@@ -10,11 +10,15 @@ extension AppSyncEventsTransport {
         var random = AnyRandom(base: configuration.random)
         var machine = AppSyncConnectionMachine<Elapsed>(
             ackTimeout: configuration.ackTimeout, policy: configuration.reconnectPolicy,
-            idPrefix: String(random.next() & 0xFFFF_FFFF, radix: 16))
+            idPrefix: String(random.next() & 0xFFFF_FFFF, radix: 16), connectionLifetime: configuration.connectionLifetime)
         var connections: [Int: any WebSocketConnection] = [:]
         var identity: TransportIdentity?
         var timerDeadline: Elapsed?
         let timerTarget = LockedValue<Elapsed?>(nil)
+        var publishWaiters: [String: (ticket: UInt64, continuation: CheckedContinuation<AppSyncPublishResult, any Error>)] = [:]
+        var stopped = false
+        /// Whether this identity's connection was up before: the next open is a reconnect.
+        var wasConnected = false
 
         await withTaskGroup(of: Void.self) { group in
             func perform(_ actions: [AppSyncConnectionMachine<Elapsed>.Action]) async {
@@ -23,20 +27,51 @@ extension AppSyncEventsTransport {
                     case .open(let generation, let reason):
                         guard let identity else { continue }
                         metrics.connections.increment()
-                        if reason == .connect, generation > 1 { metrics.reconnects.increment() }
+                        if wasConnected { metrics.reconnects.increment() }
                         group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
+                    case .openReplacement(let generation):
+                        guard let identity else { continue }
+                        metrics.connections.increment()
+                        logger.debug("replacing the connection before its lifetime ends")
+                        group.addTask { await self.open(generation: generation, identity: identity, reason: .connect) }
+                    case .replaced(let from, let to):
+                        metrics.replacements.increment()
+                        logger.debug("connection replaced", metadata: ["switchboard.from": "\(from)", "switchboard.to": "\(to)"])
                     case .sendInit(let generation):
                         await send(AppSyncCodec.encode(.connectionInit), on: connections[generation])
                     case .sendSubscribe(let generation, let key, let id, let channel):
                         guard let connection = connections[generation], let identity else { continue }
                         do {
-                            let headers = try await authorizationHeaders(identity: identity, reason: .subscribe)
+                            let headers = try await authorizationHeaders(identity: identity, reason: .subscribe, for: .subscribe(channel: channel))
                             metrics.subscriptions.increment()
                             logger.debug("subscribing", metadata: ["switchboard.subscription": "\(key)"])
                             await send(AppSyncCodec.encode(.subscribe(id: id, channel: channel, authorization: headers)), on: connection)
                         } catch {
                             continuation.yield(.subscriptionFailed(key, SwitchboardError(
                                 code: .sessionExpired, message: "no token for the subscription: \(error)")))
+                        }
+                    case .sendPublish(let generation, let id, let channel, let events):
+                        guard let connection = connections[generation], let identity else { continue }
+                        do {
+                            let headers = try await authorizationHeaders(
+                                identity: identity, reason: .publish, for: .publish(channel: channel, events: events))
+                            logger.debug("publishing", metadata: ["switchboard.events": "\(events.count)"])
+                            await send(AppSyncCodec.encode(.publish(id: id, channel: channel, events: events, authorization: headers)), on: connection)
+                        } catch {
+                            await perform(machine.cancelPublish(id: id, SwitchboardError(
+                                code: .sessionExpired, message: "no credentials for the publish", cause: SendableErrorBox(error))))
+                        }
+                    case .completePublish(let id, let result):
+                        guard let waiter = publishWaiters.removeValue(forKey: id) else { continue }
+                        switch result {
+                        case .success(let outcome):
+                            metrics.publishAccepted.increment(by: outcome.accepted.count)
+                            metrics.publishRefused.increment(by: outcome.refused.count)
+                            waiter.continuation.resume(returning: outcome)
+                        case .failure(let error):
+                            metrics.publishFailed.increment()
+                            logger.debug("publish failed", metadata: ["switchboard.error": "\(error.code)"])
+                            waiter.continuation.resume(throwing: error)
                         }
                     case .sendUnsubscribe(let generation, let id):
                         await send(AppSyncCodec.encode(.unsubscribe(id: id)), on: connections[generation])
@@ -46,6 +81,7 @@ extension AppSyncEventsTransport {
                         }
                     case .emit(let event):
                         if case .connectionStateChanged(let state) = event {
+                            if state == .connected { wasConnected = true }
                             logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
                         }
                         continuation.yield(event)
@@ -72,6 +108,7 @@ extension AppSyncEventsTransport {
                 switch input {
                 case .connect(let next):
                     identity = next
+                    wasConnected = false
                     await perform(machine.connect())
                 case .disconnect:
                     identity = nil
@@ -81,7 +118,7 @@ extension AppSyncEventsTransport {
                 case .unsubscribe(let key):
                     await perform(machine.unsubscribe(key: key))
                 case .opened(let generation, let connection):
-                    guard generation == machine.generation else {
+                    guard machine.wants(generation: generation) else {
                         group.addTask { await connection.close(code: .normalClosure, reason: "") }
                         continue
                     }
@@ -113,7 +150,26 @@ extension AppSyncEventsTransport {
                 case .timer:
                     timerDeadline = nil
                     await perform(machine.timerFired(at: now, random: &random))
+                case .publish(let ticket, let channel, let events, let continuation):
+                    guard !stopped else {
+                        continuation.resume(throwing: SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down"))
+                        continue
+                    }
+                    let (id, actions) = machine.publish(channel: channel, events: events, timeout: configuration.publishTimeout, at: now)
+                    publishWaiters[id] = (ticket, continuation)
+                    await perform(actions)
+                case .cancelPublish(let ticket):
+                    guard let id = publishWaiters.first(where: { $0.value.ticket == ticket })?.key,
+                        let waiter = publishWaiters.removeValue(forKey: id)
+                    else { continue }
+                    waiter.continuation.resume(throwing: CancellationError())
+                    await perform(machine.cancelPublish(id: id, SwitchboardError(code: .shutDown, message: "cancelled")))
                 case .shutDown:
+                    stopped = true
+                    for waiter in publishWaiters.values {
+                        waiter.continuation.resume(throwing: SwitchboardError(code: .shutDown, message: "the AppSync transport shut down before the publish was answered"))
+                    }
+                    publishWaiters.removeAll()
                     for connection in connections.values { group.addTask { await connection.close(code: .goingAway, reason: "") } }
                     connections.removeAll()
                     continuation.yield(.connectionStateChanged(.shutDown))
@@ -135,7 +191,7 @@ extension AppSyncEventsTransport {
         }
         let headers: [String: String]
         do {
-            headers = try await configuration.authorization.headers(host: host) { try await identity.tokens.token(for: reason) }
+            headers = try await configuration.authorization.headers(for: .connect, host: host, reason: reason, sessionToken: identity.tokens)
         } catch {
             inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
                 code: .sessionExpired, message: "the token provider failed", cause: SendableErrorBox(error)), authorization: true))
@@ -187,9 +243,11 @@ extension AppSyncEventsTransport {
         }
     }
 
-    private func authorizationHeaders(identity: TransportIdentity, reason: TokenRequestReason) async throws -> [String: String] {
+    private func authorizationHeaders(
+        identity: TransportIdentity, reason: TokenRequestReason, for operation: AppSyncAuthorization.Operation
+    ) async throws -> [String: String] {
         let host = configuration.host ?? AppSyncAuthorization.httpHost(forRealtime: configuration.realtimeURL) ?? ""
-        return try await configuration.authorization.headers(host: host) { try await identity.tokens.token(for: reason) }
+        return try await configuration.authorization.headers(for: operation, host: host, reason: reason, sessionToken: identity.tokens)
     }
 
     private func send(_ text: String, on connection: (any WebSocketConnection)?) async {

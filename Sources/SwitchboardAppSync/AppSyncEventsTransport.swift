@@ -31,6 +31,7 @@ public final class AppSyncEventsTransport: EventTransport {
     let inputs: AsyncStream<Input>
     let inputContinuation: AsyncStream<Input>.Continuation
     let lifecycle = LockedValue((running: false, shutDown: false))
+    let publishTickets = LockedValue<UInt64>(0)
     let logger: Logger
     let metrics: AppSyncMetrics
 
@@ -45,6 +46,8 @@ public final class AppSyncEventsTransport: EventTransport {
         case inbound(generation: Int, WebSocketInboundEvent)
         case ended(generation: Int, SwitchboardError?)
         case timer
+        case publish(ticket: UInt64, channel: String, events: [String], CheckedContinuation<AppSyncPublishResult, any Error>)
+        case cancelPublish(ticket: UInt64)
     }
 
     /// - Parameters:
@@ -96,6 +99,51 @@ public final class AppSyncEventsTransport: EventTransport {
 
     public func unsubscribe(_ key: SubscriptionKey) { inputContinuation.yield(.unsubscribe(key)) }
 
+    /// Publishes one to five events over the connection.
+    ///
+    /// Everything is checked before anything is sent: the channel follows the naming rules and
+    /// has no `*`, there are one to five events, and each is JSON text of at most 240 KB. A
+    /// publish made while the transport is still connecting waits for the connection; it is
+    /// authorized on its own (a fresh token, or a SigV4 signature over exactly these events).
+    /// For more than five events, or without a connection, use ``AppSyncHTTPPublisher``.
+    /// - Parameters:
+    ///   - events: JSON texts, each sent as a string (subscribers receive each one separately).
+    ///   - channel: The channel, for example `vortex-app/user/u-1/roleChanged`.
+    /// - Returns: Which events the service accepted and which it refused, with its code and
+    ///   message, by position in `events`.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel`` or
+    ///   ``SwitchboardError/Code/publishRejected`` (invalid input; nothing sent, or the server
+    ///   refused the whole publish); ``SwitchboardError/Code/sessionExpired`` (refused
+    ///   credentials); ``SwitchboardError/Code/network`` (not connected and not connecting, or
+    ///   the connection ended before the answer); ``SwitchboardError/Code/timeout`` (no answer
+    ///   within ``Configuration/publishTimeout``); ``SwitchboardError/Code/shutDown``;
+    ///   `CancellationError` when the calling task is cancelled.
+    public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
+        let path = try ChannelPath(channel, allowWildcard: false)
+        guard events.count <= AppSyncHTTPPublisher.maximumEventsPerRequest else {
+            throw SwitchboardError(
+                code: .publishRejected,
+                message: "a publish over the socket carries at most \(AppSyncHTTPPublisher.maximumEventsPerRequest) events, got \(events.count); AppSyncHTTPPublisher splits larger ones")
+        }
+        try AppSyncHTTPPublisher.validate(events)
+        if lifecycle.withLock({ $0.shutDown }) {
+            throw SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down")
+        }
+        let ticket = publishTickets.withLock { value -> UInt64 in
+            value += 1
+            return value
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if case .terminated = inputContinuation.yield(.publish(ticket: ticket, channel: "/\(path)", events: events, continuation)) {
+                    continuation.resume(throwing: SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down"))
+                }
+            }
+        } onCancel: {
+            inputContinuation.yield(.cancelPublish(ticket: ticket))
+        }
+    }
+
     public func shutDown() {
         let (first, running) = lifecycle.withLock { state -> (Bool, Bool) in
             defer { state.shutDown = true }
@@ -112,10 +160,16 @@ public final class AppSyncEventsTransport: EventTransport {
     }
 }
 
-/// The transport's counters: `switchboard.appsync.{connections,reconnects,subscriptions,events,decode_failures}`.
+/// The transport's counters: `switchboard.appsync.{connections,reconnects,replacements,subscriptions,events,decode_failures}`
+/// and `switchboard.appsync.publish.{accepted,refused,failed}` (events accepted or refused by the
+/// server; publishes that failed as a whole).
 struct AppSyncMetrics: Sendable {
     let connections: Counter
     let reconnects: Counter
+    let replacements: Counter
+    let publishAccepted: Counter
+    let publishRefused: Counter
+    let publishFailed: Counter
     let subscriptions: Counter
     let events: Counter
     let decodeFailures: Counter
@@ -124,6 +178,10 @@ struct AppSyncMetrics: Sendable {
         func counter(_ name: String) -> Counter { Counter(label: "switchboard.appsync.\(name)", factory: factory) }
         connections = counter("connections")
         reconnects = counter("reconnects")
+        replacements = counter("replacements")
+        publishAccepted = counter("publish.accepted")
+        publishRefused = counter("publish.refused")
+        publishFailed = counter("publish.failed")
         subscriptions = counter("subscriptions")
         events = counter("events")
         decodeFailures = counter("decode_failures")

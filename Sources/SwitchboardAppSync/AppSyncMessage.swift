@@ -33,7 +33,7 @@ enum AppSyncServerMessage: Sendable, Equatable {
     case broadcastError(id: String?, [AppSyncError])
     case unsubscribeSuccess(id: String)
     case unsubscribeError(id: String?, [AppSyncError])
-    case publishSuccess(id: String)
+    case publishSuccess(id: String, AppSyncPublishResult)
     case publishError(id: String?, [AppSyncError])
     case error(id: String?, [AppSyncError])
 }
@@ -43,6 +43,8 @@ enum AppSyncClientMessage: Sendable, Equatable {
     case connectionInit
     case subscribe(id: String, channel: String, authorization: [String: String])
     case unsubscribe(id: String)
+    /// `events` are JSON texts, sent as strings.
+    case publish(id: String, channel: String, events: [String], authorization: [String: String])
 }
 
 /// The pure codec of the AppSync Events real-time protocol.
@@ -55,6 +57,8 @@ enum AppSyncCodec {
             case .subscribe(let id, let channel, let authorization):
                 ["type": "subscribe", "id": id, "channel": channel, "authorization": authorization]
             case .unsubscribe(let id): ["type": "unsubscribe", "id": id]
+            case .publish(let id, let channel, let events, let authorization):
+                ["type": "publish", "id": id, "channel": channel, "events": events, "authorization": authorization]
             }
         return compactJSON(object)
     }
@@ -101,11 +105,25 @@ enum AppSyncCodec {
         case "broadcast_error": return .broadcastError(id: id, errors)
         case "unsubscribe_success": return .unsubscribeSuccess(id: try requireID())
         case "unsubscribe_error": return .unsubscribeError(id: id, errors)
-        case "publish_success": return .publishSuccess(id: try requireID())
+        case "publish_success": return .publishSuccess(id: try requireID(), publishResult(object))
         case "publish_error": return .publishError(id: id, errors)
         case "error": return .error(id: id, errors)
         default: throw violation("an unknown message type '\(type)'", text)
         }
+    }
+
+    /// The `successful` and `failed` lists of a publish answer (HTTP body or `publish_success`);
+    /// `code` may be text or a number.
+    static func publishResult(_ object: [String: Any]) -> AppSyncPublishResult {
+        let accepted = (object["successful"] as? [[String: Any]] ?? []).map {
+            AppSyncPublishResult.Accepted(identifier: $0["identifier"] as? String ?? "", index: integer($0["index"]) ?? 0)
+        }
+        let refused = (object["failed"] as? [[String: Any]] ?? []).map {
+            AppSyncPublishResult.Refused(
+                identifier: $0["identifier"] as? String, index: integer($0["index"]) ?? 0,
+                code: ($0["code"] ?? $0["errorType"]).map { "\($0)" } ?? "", message: $0["message"] as? String ?? "")
+        }
+        return AppSyncPublishResult(accepted: accepted, refused: refused)
     }
 
     private static func parseErrors(_ value: Any?) -> [AppSyncError] {

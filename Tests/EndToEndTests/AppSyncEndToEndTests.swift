@@ -1,19 +1,27 @@
 import Foundation
+import Logging
+import MetricsTestKit
 import Switchboard
 import SwitchboardAppSync
 import SwitchboardEmulator
+import SwitchboardNIO
+import SwitchboardTesting
 import Testing
 
 /// `BackendNotifier` with `transport = appsync` over loopback against the emulator's
 /// `/event/realtime`.
 @Suite("End to end: AppSync Events transport against the emulator", .timeLimit(.minutes(1)))
 struct AppSyncEndToEndTests {
-    static func transport(_ authorization: AppSyncAuthorization = .apiKey(EndToEnd.apiKey)) -> EndToEnd.MakeTransport {
+    static func transport(
+        _ authorization: AppSyncAuthorization = .apiKey(EndToEnd.apiKey), connectionLifetime: Duration? = nil,
+        metrics: TestMetrics? = nil
+    ) -> EndToEnd.MakeTransport {
         { endpoints, connector, clock in
             AppSyncEventsTransport(
                 configuration: .init(
                     realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: authorization,
-                    reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true), clock: clock),
+                    reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true), connectionLifetime: connectionLifetime,
+                    clock: clock, metricsFactory: metrics),
                 connector: connector)
         }
     }
@@ -65,5 +73,67 @@ struct AppSyncEndToEndTests {
     @Test("a rejected token ends in sessionExpired after one refresh")
     func rejectedToken() async throws {
         try await EndToEnd.run(Self.transport()) { try await Scenarios.rejectedTokenExpiresSession($0) }
+    }
+
+    @Test("the connection is replaced before its lifetime ends: no event lost, none repeated, no state change")
+    func replacement() async throws {
+        // The lifetime (60 s) is shorter than the keep-alive timeout (300 s), so stepping the
+        // manual clock past it fires only the replacement.
+        let metrics = TestMetrics()
+        try await EndToEnd.run(Self.transport(connectionLifetime: .seconds(60), metrics: metrics)) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            let states = await h.notifier.connectionStates()
+            try await h.waitForSubscriptions(1)
+            let total = 300
+            let publisher = Task {
+                for n in 0..<total {
+                    try h.publish("roleChanged", Payload.role("n-\(n)"))
+                    if n == 30 { h.clock.advance(by: .seconds(60)) }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+            }
+            var reasons: [String] = []
+            while reasons.count < total, let role = await roles.next() { reasons.append(role.reason ?? "?") }
+            try await publisher.value
+            #expect(reasons == (0..<total).map { "n-\($0)" })
+            #expect(try metrics.expectCounter("switchboard.appsync.replacements").totalValue == 1)
+            #expect(try metrics.expectCounter("switchboard.appsync.reconnects").totalValue == 0)
+            await h.notifier.shutDown()
+            var seen: [ConnectionState] = []
+            for await state in states { seen.append(state) }
+            let afterConnected = seen.drop { $0 != .connected }.dropFirst()
+            #expect(afterConnected.allSatisfy { $0 == .connected || $0 == .idle || $0 == .shutDown }, "consumers saw no reconnect: \(seen)")
+        }
+    }
+
+    @Test("publishes over the socket and receives its own events; per-event results come back")
+    func publishOverSocket() async throws {
+        let configuration = SwitchboardEmulator.Configuration(
+            port: 0, auth: .init(apiKeys: [EndToEnd.apiKey]), logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
+            let transport = AppSyncEventsTransport(
+                configuration: .init(realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey)),
+                connector: NIOWebSocketConnector())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await transport.run() }
+                var events = transport.events.makeAsyncIterator()
+                transport.connect(as: TransportIdentity(userId: "u", orgId: "o", tokens: .constant("")))
+                try transport.subscribe(SubscriptionRequest(key: "room", target: .channel("vortex-app/rooms/*")))
+                while let event = await events.next(), event != .subscriptionEstablished("room") {}
+                let texts = [#"{"text":"<b>hi</b> & Grüße 🚀"}"#, #"{"n":2}"#, "3"]
+                let result = try await transport.publish(texts, to: "vortex-app/rooms/lobby")
+                #expect(result.allAccepted && result.accepted.map(\.index) == [0, 1, 2])
+                var received: [String] = []
+                while received.count < texts.count, let event = await events.next() {
+                    if case .received(let envelope) = event { received.append(String(decoding: envelope.payload, as: UTF8.self)) }
+                }
+                #expect(received == texts)
+                await #expect { try await transport.publish(["{}"], to: "unknown-namespace/a") } throws: {
+                    ($0 as? SwitchboardError)?.code == .sessionExpired || ($0 as? SwitchboardError)?.code == .publishRejected
+                }
+                transport.shutDown()
+            }
+            withExtendedLifetime(emulator) {}
+        }
     }
 }

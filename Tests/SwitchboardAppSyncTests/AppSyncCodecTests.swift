@@ -41,7 +41,12 @@ struct AppSyncCodecTests {
         #expect(try AppSyncCodec.decode(#"{"type":"unsubscribe_success","id":"a"}"#) == .unsubscribeSuccess(id: "a"))
         #expect(try AppSyncCodec.decode(#"{"type":"unsubscribe_error","id":"a","errors":[]}"#) == .unsubscribeError(id: "a", []))
         #expect(try AppSyncCodec.decode(#"{"type":"broadcast_error","id":"a","errors":[{"errorType":"X"}]}"#) == .broadcastError(id: "a", [AppSyncError(errorType: "X")]))
-        #expect(try AppSyncCodec.decode(#"{"type":"publish_success","id":"p"}"#) == .publishSuccess(id: "p"))
+        #expect(try AppSyncCodec.decode(#"{"type":"publish_success","id":"p","successful":[{"identifier":"a","index":0}],"failed":[{"identifier":"b","index":1,"code":"EventTooLargeException","message":"big"},{"identifier":"c","index":2,"code":401,"message":"no"}]}"#)
+            == .publishSuccess(id: "p", AppSyncPublishResult(
+                accepted: [.init(identifier: "a", index: 0)],
+                refused: [.init(identifier: "b", index: 1, code: "EventTooLargeException", message: "big"), .init(identifier: "c", index: 2, code: "401", message: "no")])))
+        #expect(AppSyncCodec.encode(.publish(id: "p", channel: "/ns/a", events: [#"{"u":"a/b"}"#], authorization: ["x-api-key": "k"]))
+            == #"{"authorization":{"x-api-key":"k"},"channel":"/ns/a","events":["{\"u\":\"a/b\"}"],"id":"p","type":"publish"}"#)
         #expect(try AppSyncCodec.decode(#"{"type":"publish_error","id":"p","errors":[]}"#) == .publishError(id: "p", []))
     }
 

@@ -48,6 +48,33 @@ public struct AppSyncHTTPPublisher: Sendable {
         self.logger = logger
     }
 
+    /// A publisher authorized like the transport: an API key, a token, or IAM (SigV4 over the
+    /// real request body, with credentials fetched for every request).
+    /// - Parameters:
+    ///   - url: The HTTP endpoint, `https://<id>.appsync-api.<region>.amazonaws.com/event`.
+    ///   - authorization: The mode; ``AppSyncAuthorization/sessionToken`` needs `tokens`.
+    ///   - tokens: Where ``AppSyncAuthorization/sessionToken`` gets a token for each request.
+    ///   - client: The HTTP client; URLSession by default.
+    ///   - retryDelays: The waits before each retry; their count is the number of retries.
+    ///   - clock: The clock the waits run on.
+    ///   - logger: Where request outcomes go (debug); never headers or bodies.
+    public init(
+        url: URL, authorization: AppSyncAuthorization, tokens: TokenProvider? = nil, client: any AppSyncHTTPClient = URLSessionHTTPClient(),
+        retryDelays: [Duration] = [.milliseconds(200), .seconds(1), .seconds(5)],
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "switchboard.appsync.publish", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? url.host ?? ""
+        self.init(
+            url: url,
+            authorization: { body in
+                let headers = try await authorization.headers(
+                    for: .httpRequest(body: String(decoding: body, as: UTF8.self)), host: host, reason: .publish, sessionToken: tokens)
+                return headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            },
+            client: client, retryDelays: retryDelays, clock: clock, logger: logger)
+    }
+
     /// Publishes `events` (each one JSON text) to `channel`.
     /// - Returns: Which events were accepted and which refused, by position in `events`.
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel`` for a bad
@@ -59,17 +86,9 @@ public struct AppSyncHTTPPublisher: Sendable {
     public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
         let path = try ChannelPath(channel, allowWildcard: false)
         try Self.validate(events)
-        var result = AppSyncPublishResult()
-        var offset = 0
-        while offset < events.count {
-            let batch = Array(events[offset..<min(offset + Self.maximumEventsPerRequest, events.count)])
-            let body = Self.body(channel: "/\(path)", events: batch)
-            let part = try await send(body)
-            result.accepted += part.accepted.map { .init(identifier: $0.identifier, index: $0.index + offset) }
-            result.refused += part.refused.map { .init(identifier: $0.identifier, index: $0.index + offset, code: $0.code, message: $0.message) }
-            offset += batch.count
+        return try await AppSyncPublishResult.inBatches(of: Self.maximumEventsPerRequest, events) { batch in
+            try await send(Self.body(channel: "/\(path)", events: batch))
         }
-        return result
     }
 
     static func validate(_ events: [String]) throws {
@@ -89,22 +108,17 @@ public struct AppSyncHTTPPublisher: Sendable {
         }
     }
 
-    /// The request body: `{"channel":"/ns/a","events":["…"]}`, compact, slashes unescaped.
+    /// The request body: `{"channel":"/ns/a","events":["…"]}`, compact, slashes unescaped (the
+    /// form IAM signatures are computed over).
     static func body(channel: String, events: [String]) -> Data {
-        struct Body: Encodable {
-            var channel: String
-            var events: [String]
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings cannot fail.
-        return (try? encoder.encode(Body(channel: channel, events: events))) ?? Data()
+        Data(AppSyncSigV4.body(channel: channel, events: events).utf8)
     }
 
     private func send(_ body: Data) async throws -> AppSyncPublishResult {
         var attempt = 0
         while true {
-            let headers = try await authorization(body) + [("content-type", "application/json")]
+            var headers = try await authorization(body)
+            if !headers.contains(where: { $0.name.lowercased() == "content-type" }) { headers.append(("content-type", "application/json")) }
             let outcome: Result<(status: Int, body: Data), any Error>
             do {
                 outcome = .success(try await client.post(url, headers: headers, body: body))
@@ -138,15 +152,7 @@ public struct AppSyncHTTPPublisher: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw SwitchboardError(code: .protocolViolation, message: "the publish response is not a JSON object")
         }
-        let accepted = (object["successful"] as? [[String: Any]] ?? []).map {
-            AppSyncPublishResult.Accepted(identifier: $0["identifier"] as? String ?? "", index: ($0["index"] as? Int) ?? 0)
-        }
-        let refused = (object["failed"] as? [[String: Any]] ?? []).map {
-            AppSyncPublishResult.Refused(
-                identifier: $0["identifier"] as? String, index: ($0["index"] as? Int) ?? 0,
-                code: ($0["code"]).map { "\($0)" } ?? "", message: $0["message"] as? String ?? "")
-        }
-        return AppSyncPublishResult(accepted: accepted, refused: refused)
+        return AppSyncCodec.publishResult(object)
     }
 
     static func rejection(status: Int, body: Data) -> SwitchboardError {

@@ -41,6 +41,27 @@ public struct AppSyncPublishResult: Sendable, Equatable {
         self.refused = refused
     }
 
+    /// Adds the result of a batch that started at position `offset` of the caller's events.
+    package mutating func append(_ part: AppSyncPublishResult, offset: Int) {
+        accepted += part.accepted.map { .init(identifier: $0.identifier, index: $0.index + offset) }
+        refused += part.refused.map { .init(identifier: $0.identifier, index: $0.index + offset, code: $0.code, message: $0.message) }
+    }
+
+    /// Publishes `events` in consecutive batches of at most `size`, in order, and merges the
+    /// results by position in `events`.
+    package static func inBatches(
+        of size: Int, _ events: [String], _ publish: ([String]) async throws -> AppSyncPublishResult
+    ) async throws -> AppSyncPublishResult {
+        var result = AppSyncPublishResult()
+        var offset = 0
+        while offset < events.count {
+            let batch = Array(events[offset..<min(offset + size, events.count)])
+            result.append(try await publish(batch), offset: offset)
+            offset += batch.count
+        }
+        return result
+    }
+
     /// `true` when every event was accepted.
     public var allAccepted: Bool { refused.isEmpty }
 }

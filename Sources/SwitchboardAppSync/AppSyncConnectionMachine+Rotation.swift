@@ -1,0 +1,253 @@
+import SwitchboardCore
+
+/// Replacing the connection before AppSync's 24 h limit, make-before-break.
+///
+/// `connectionLifetime` after an acknowledgement, a *candidate* socket is opened beside the
+/// current one, initialised, and every held subscription is subscribed on it with fresh ids.
+/// Only once each has been answered does the candidate become the current connection; the old
+/// one is then closed and *retires*: it is read until the server's close, since data frames it
+/// sent before the close still count. While two sockets overlap, the same subscription may
+/// receive one event on both; each event is delivered once (`deliver(key:events:from:)`).
+///
+/// If the candidate fails (refused, timed out, closed), the current connection carries on and
+/// the replacement is tried again after `replacementRetryDelay`. If the current connection
+/// ends during a replacement, the candidate is dropped and the usual reconnect takes over.
+extension AppSyncConnectionMachine {
+    struct Candidate: Equatable {
+        enum Stage: Equatable {
+            case connecting
+            case awaitingAck(deadline: Instant)
+            case subscribing(keepAlive: Duration)
+        }
+
+        var generation: Int
+        var stage = Stage.connecting
+        /// The candidate's wire ids.
+        var ids: [String: SubscriptionKey] = [:]
+        /// Subscribed on the candidate, not answered yet.
+        var waiting: Set<SubscriptionKey> = []
+        /// Unsubscribed meanwhile: sent `unsubscribe` once the candidate acknowledges them.
+        var dropWhenAcked: Set<SubscriptionKey> = []
+    }
+
+    struct Retiring: Equatable {
+        var generation: Int
+        var ids: [String: SubscriptionKey]
+    }
+
+    /// One event text on one subscription.
+    struct OverlapKey: Hashable {
+        var key: SubscriptionKey
+        var event: String
+    }
+
+    // MARK: Timers
+
+    /// Starts a replacement when it is due; gives up on a candidate whose ack is late.
+    mutating func replacementTimers(at now: Instant) -> [Action] {
+        if case .awaitingAck(let deadline)? = candidate?.stage, now >= deadline {
+            return abandonReplacement(SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)"), at: now)
+        }
+        guard let due = replaceAt, now >= due, candidate == nil, case .connected = phase else { return [] }
+        replaceAt = nil
+        let next = nextGeneration()
+        candidate = Candidate(generation: next)
+        return [.openReplacement(generation: next)]
+    }
+
+    // MARK: The candidate
+
+    mutating func candidateOpened(at now: Instant) -> [Action] {
+        guard let candidate, candidate.stage == .connecting else { return [] }
+        let deadline = now.advanced(by: ackTimeout)
+        self.candidate?.stage = .awaitingAck(deadline: deadline)
+        return [.sendInit(generation: candidate.generation)]
+    }
+
+    mutating func receivedOnCandidate(_ message: AppSyncServerMessage, at now: Instant) -> [Action] {
+        guard let candidate else { return [] }
+        switch message {
+        case .connectionAck(let timeoutMs):
+            guard case .awaitingAck = candidate.stage else { return [] }
+            self.candidate?.stage = .subscribing(keepAlive: .milliseconds(timeoutMs ?? 300_000))
+            var actions: [Action] = []
+            for key in order { actions += subscribeOnCandidate(key) }
+            return actions + promoteIfReady(at: now)
+        case .connectionError(let errors):
+            return abandonReplacement(SwitchboardError(code: .network, message: "the server refused the connection: \(describe(errors))"), at: now)
+        case .subscribeSuccess(let id):
+            guard let key = candidate.ids[id], candidate.waiting.contains(key) else { return [] }
+            self.candidate?.waiting.remove(key)
+            var actions: [Action] = []
+            if candidate.dropWhenAcked.contains(key) {
+                self.candidate?.ids[id] = nil
+                self.candidate?.dropWhenAcked.remove(key)
+                actions.append(.sendUnsubscribe(generation: candidate.generation, id: id))
+            }
+            return actions + promoteIfReady(at: now)
+        case .subscribeError(let id?, let errors), .error(let id?, let errors):
+            guard let key = candidate.ids[id] else { return [] }
+            // Refused now: the subscription ends, as it would on a reconnect.
+            self.candidate?.ids[id] = nil
+            self.candidate?.waiting.remove(key)
+            var actions: [Action] = []
+            if !candidate.dropWhenAcked.contains(key), subscriptions[key] != nil {
+                if case .established(let current)? = subscriptions[key]?.phase {
+                    actions.append(.sendUnsubscribe(generation: generation, id: current))
+                }
+                remove(key)
+                actions.append(.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors)))))
+            }
+            self.candidate?.dropWhenAcked.remove(key)
+            return actions + promoteIfReady(at: now)
+        case .data(let id, let events):
+            guard let key = candidate.ids[id], !candidate.dropWhenAcked.contains(key), subscriptions[key] != nil else { return [] }
+            return deliver(key: key, events: events, from: candidate.generation)
+        default:
+            return []
+        }
+    }
+
+    /// Subscribes `key` on a candidate that is past its acknowledgement.
+    mutating func subscribeOnCandidate(_ key: SubscriptionKey) -> [Action] {
+        guard let candidate, case .subscribing = candidate.stage, let subscription = subscriptions[key] else { return [] }
+        if case .subscribing(_, true) = subscription.phase { return [] }
+        guard !candidate.ids.values.contains(key) else { return [] }
+        let id = nextWireID()
+        self.candidate?.ids[id] = key
+        self.candidate?.waiting.insert(key)
+        return [.sendSubscribe(generation: candidate.generation, key: key, id: id, channel: subscription.channel)]
+    }
+
+    /// Takes `key` off the candidate (it was unsubscribed or refused on the current socket).
+    mutating func forgetOnCandidate(_ key: SubscriptionKey) -> [Action] {
+        guard let candidate, let id = candidate.ids.first(where: { $0.value == key })?.key else { return [] }
+        if candidate.waiting.contains(key) {
+            self.candidate?.dropWhenAcked.insert(key)
+            return []
+        }
+        self.candidate?.ids[id] = nil
+        return [.sendUnsubscribe(generation: candidate.generation, id: id)]
+    }
+
+    private mutating func promoteIfReady(at now: Instant) -> [Action] {
+        guard let candidate, case .subscribing(let keepAlive) = candidate.stage, candidate.waiting.isEmpty else { return [] }
+        let old = generation
+        retiring = Retiring(generation: old, ids: byID)
+        generation = candidate.generation
+        self.candidate = nil
+        byID = [:]
+        var actions: [Action] = [.replaced(from: old, to: generation), .close(generation: old, code: .normalClosure)]
+        for key in order {
+            if case .subscribing(_, true) = subscriptions[key]?.phase {
+                remove(key)  // unsubscribed while its first subscribe was unanswered; the old socket closes anyway
+            } else if let id = candidate.ids.first(where: { $0.value == key })?.key {
+                byID[id] = key
+                subscriptions[key]?.phase = .established(id: id)
+            } else {
+                subscriptions[key]?.phase = .pending
+            }
+        }
+        phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive))
+        replaceAt = connectionLifetime.map { now.advanced(by: $0) }
+        for key in order where subscriptions[key]?.phase == .pending {
+            let id = nextWireID()
+            byID[id] = key
+            subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
+            actions.append(.sendSubscribe(generation: generation, key: key, id: id, channel: subscriptions[key]?.channel ?? ""))
+        }
+        return actions
+    }
+
+    /// The candidate failed: close it, keep the current connection, try again later.
+    mutating func abandonReplacement(_ error: SwitchboardError, at now: Instant, closing: Bool = true) -> [Action] {
+        guard let candidate else { return [] }
+        self.candidate = nil
+        if retiring == nil {
+            overlap.removeAll()
+            overlapExpiry = nil
+        }
+        replaceAt = now.advanced(by: replacementRetryDelay)
+        let failure = SwitchboardError(
+            code: error.code, message: "replacing the connection before its lifetime ends failed; trying again in \(replacementRetryDelay)",
+            cause: error)
+        return (closing ? [.close(generation: candidate.generation, code: .normalClosure)] : []) + [.emit(.error(failure))]
+    }
+
+    // MARK: The retiring socket
+
+    mutating func receivedOnRetiring(_ message: AppSyncServerMessage) -> [Action] {
+        guard let retiring else { return [] }
+        switch message {
+        case .data(let id, let events):
+            guard let key = retiring.ids[id], subscriptions[key] != nil else { return [] }
+            return deliver(key: key, events: events, from: retiring.generation)
+        case .publishSuccess(let id, _) where publishes[id] != nil, .publishError(let id?, _) where publishes[id] != nil,
+            .error(let id?, _) where publishes[id] != nil:
+            return answerPublish(message)
+        default:
+            return []
+        }
+    }
+
+    /// The retiring socket closed. The new socket's copies of events the old one delivered may
+    /// still be on their way (the server writes each socket on its own), so they are matched
+    /// for `overlapGrace` more, and only then forgotten.
+    mutating func retired(at now: Instant) -> [Action] {
+        guard let retiring else { return [] }
+        self.retiring = nil
+        if candidate == nil { overlapExpiry = now.advanced(by: overlapGrace) }
+        return failPublishes(SwitchboardError(
+            code: .network, message: "the replaced connection closed before the publish was answered; the events may or may not have been published"
+        )) { $0 == retiring.generation }
+    }
+
+    /// Closes a candidate and a retiring socket, if any, and forgets the overlap.
+    mutating func dropOverlap() -> [Action] {
+        var actions: [Action] = []
+        if let candidate { actions.append(.close(generation: candidate.generation, code: .normalClosure)) }
+        if let retiring {
+            actions.append(.close(generation: retiring.generation, code: .normalClosure))
+            actions += failPublishes(SwitchboardError(
+                code: .network, message: "the connection ended before the publish was answered; the events may or may not have been published"
+            )) { $0 == retiring.generation }
+        }
+        candidate = nil
+        retiring = nil
+        overlap.removeAll()
+        overlapExpiry = nil
+        return actions
+    }
+
+    /// Forgets the overlap once its grace period is over.
+    mutating func overlapTimer(at now: Instant) {
+        guard let expiry = overlapExpiry, now >= expiry else { return }
+        overlap.removeAll()
+        overlapExpiry = nil
+    }
+
+    // MARK: Delivery
+
+    /// Delivers `events` for `key` from socket `generation`. While two sockets overlap, an event
+    /// text already delivered from the other socket, and not yet matched, is the same event
+    /// arriving twice: it is dropped once. Identical texts from one socket are all delivered.
+    /// After the overlap, during its grace period, late copies are still matched but nothing
+    /// new is recorded.
+    mutating func deliver(key: SubscriptionKey, events: [String], from generation: Int) -> [Action] {
+        if overlap.isEmpty, candidate == nil, retiring == nil { return [.deliver(key: key, events: events)] }
+        let recording = candidate != nil || retiring != nil
+        var fresh: [String] = []
+        for event in events {
+            let overlapKey = OverlapKey(key: key, event: event)
+            var counts = overlap[overlapKey, default: [:]]
+            if let other = counts.first(where: { $0.key != generation && $0.value > 0 })?.key {
+                counts[other, default: 0] -= 1
+            } else {
+                if recording { counts[generation, default: 0] += 1 }
+                fresh.append(event)
+            }
+            overlap[overlapKey] = counts.isEmpty || counts.values.allSatisfy({ $0 == 0 }) ? nil : counts
+        }
+        return fresh.isEmpty ? [] : [.deliver(key: key, events: fresh)]
+    }
+}
