@@ -202,6 +202,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardAppSync", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
