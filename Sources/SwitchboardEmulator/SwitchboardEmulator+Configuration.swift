@@ -27,6 +27,9 @@ extension SwitchboardEmulator {
         public var graphQLConnectionInitTimeout: Duration = .seconds(3)
         /// The logger; frames at trace, lifecycle at debug. Credentials are never logged.
         public var logger: Logger
+        /// Serve `wss`/`https` with a self-signed certificate for `localhost` and `127.0.0.1`,
+        /// made at start; ``Endpoints/certificatePEM`` is what clients trust. Defaults to false.
+        public var tls = false
 
         /// Creates a configuration.
         /// - Parameters:
@@ -84,14 +87,28 @@ extension SwitchboardEmulator {
     public struct Endpoints: Sendable, Hashable {
         /// The bound port.
         public var port: Int
-        /// The AppSync Events WebSocket URL, `ws://127.0.0.1:<port>/event/realtime`.
-        public var realtimeURL: String { "ws://127.0.0.1:\(port)/event/realtime" }
-        /// The AppSync Events HTTP publish URL, `http://127.0.0.1:<port>/event`.
-        public var httpURL: String { "http://127.0.0.1:\(port)/event" }
+        /// With TLS, the self-signed certificate (PEM) the emulator presents; nil without TLS.
+        public var certificatePEM: String?
+        /// The AppSync Events WebSocket URL, `ws://127.0.0.1:<port>/event/realtime` (`wss://` with TLS).
+        public var realtimeURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/event/realtime" }
+        /// The AppSync Events HTTP publish URL, `http://127.0.0.1:<port>/event` (`https://` with TLS).
+        public var httpURL: String { "\(httpScheme)://127.0.0.1:\(port)/event" }
         /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (`graphql-ws`, `graphql-transport-ws` and the AppSync GraphQL dialect).
-        public var graphQLURL: String { "ws://127.0.0.1:\(port)/graphql" }
+        public var graphQLURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/graphql" }
         /// The base of the control endpoints, `http://127.0.0.1:<port>/control`.
-        public var controlURL: String { "http://127.0.0.1:\(port)/control" }
+        public var controlURL: String { "\(httpScheme)://127.0.0.1:\(port)/control" }
+
+        /// Creates endpoints.
+        /// - Parameters:
+        ///   - port: The bound port.
+        ///   - certificatePEM: The certificate served with TLS, or nil for plain `ws`/`http`.
+        public init(port: Int, certificatePEM: String? = nil) {
+            self.port = port
+            self.certificatePEM = certificatePEM
+        }
+
+        private var webSocketScheme: String { certificatePEM == nil ? "ws" : "wss" }
+        private var httpScheme: String { certificatePEM == nil ? "http" : "https" }
         /// The `host` value clients put in their auth header object.
         public var host: String { "127.0.0.1:\(port)" }
     }

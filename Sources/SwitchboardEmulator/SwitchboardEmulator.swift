@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import SwitchboardCore
@@ -76,16 +78,17 @@ public struct SwitchboardEmulator: Sendable {
                 channel: context.requestContext.channel, inbound: inbound, outbound: outbound)
         }
         let logger = configuration.logger
+        let certificate = try configuration.tls ? EmulatorCertificate.make() : nil
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled)))
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled))),
+            server: try certificate.map { try .tls(plain, tlsConfiguration: $0.serverConfiguration) } ?? plain,
             configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: "SwitchboardEmulator"),
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port else { return }
                 logger.debug("emulator listening", metadata: ["emulator.port": "\(port)"])
-                await onStart(Endpoints(port: port))
+                await onStart(Endpoints(port: port, certificatePEM: certificate?.pem))
             },
             logger: logger
         )

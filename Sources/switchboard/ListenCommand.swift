@@ -41,6 +41,9 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated stream names.")
     var streams: String?
 
+    @Option(name: .customLong("ca-file"), help: "Also trust the PEM certificates in this file (wss to a private CA or `serve --tls`).")
+    var caFile: String?
+
     @Option(help: "Exit 0 after this many events.")
     var count: Int?
 
@@ -67,7 +70,8 @@ struct ListenCommand: AsyncParsableCommand {
             endpoint: TransportFactory.Endpoint(url: url, httpURL: (httpURL ?? file.httpUrl).flatMap(URL.init(string:))),
             authorization: authorization,
             wireProtocol: try options.wireProtocol(file),
-            reconnectPolicy: try options.reconnectPolicy(file))
+            reconnectPolicy: try options.reconnectPolicy(file),
+            connector: try .trusting(caFile: caFile))
         let secret = authorization.secret
         let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in secret })
         let notifier = BackendNotifier(transport: transport, session: session)

@@ -38,6 +38,9 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "api-key:KEY, jwt:TOKEN or lambda:TOKEN.")
     var auth: String?
 
+    @Option(name: .customLong("ca-file"), help: "With --ws: also trust the PEM certificates in this file.")
+    var caFile: String?
+
     @Option(help: "A JSON file with defaults (keys: httpUrl, url, auth).")
     var config: String?
 
@@ -77,7 +80,7 @@ struct PublishCommand: AsyncParsableCommand {
         }
         let transport = AppSyncEventsTransport(
             configuration: .init(realtimeURL: endpoint, authorization: mode, reconnectPolicy: .never),
-            connector: NIOWebSocketConnector())
+            connector: try NIOWebSocketConnector.trusting(caFile: caFile))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await transport.run() }
             defer { transport.shutDown() }

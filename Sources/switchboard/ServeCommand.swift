@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
               switchboard serve --port 8080 --api-key dev-key
               switchboard serve --jwt-secret s3cret --ka-interval 5 --record frames.jsonl
               switchboard serve --latency-ms 200 --reject-auth 2
+              switchboard serve --api-key dev-key --tls --cert-out emulator.pem   # then: listen --ca-file emulator.pem
             """)
 
     @Option(help: "The port to bind on 127.0.0.1 (0 picks a free one).")
@@ -42,24 +43,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("reject-auth"), help: "Fault: reject the next N connection attempts as unauthorized.")
     var rejectAuth: Int?
 
+    @Flag(help: "Serve wss/https with a self-signed certificate for localhost and 127.0.0.1, made at start.")
+    var tls = false
+
+    @Option(name: .customLong("cert-out"), help: "With --tls: write the certificate (PEM, no key) to this file for clients to trust.")
+    var certOut: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard keepAliveInterval > 0 else { throw ValidationError("--ka-interval must be positive") }
         if let latencyMilliseconds, latencyMilliseconds < 0 { throw ValidationError("--latency-ms must not be negative") }
         if let rejectAuth, rejectAuth < 1 { throw ValidationError("--reject-auth must be at least 1") }
+        if certOut != nil && !tls { throw ValidationError("--cert-out needs --tls") }
         if apiKeys.isEmpty && jwtSecret == nil {
             throw ValidationError("give at least one --api-key or a --jwt-secret, so clients can authorize")
         }
     }
 
     func run() async throws {
-        let configuration = SwitchboardEmulator.Configuration(
+        var configuration = SwitchboardEmulator.Configuration(
             port: port,
             auth: .init(apiKeys: Set(apiKeys), jwtSecret: jwtSecret.map { Array($0.utf8) }),
             keepAliveInterval: .milliseconds(Int64(keepAliveInterval * 1000)),
             recordingPath: recordPath,
             logger: Logger(label: "switchboard.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
+        configuration.tls = tls
         let emulator = SwitchboardEmulator(configuration: configuration)
+        let certOut = certOut
         let console = Console.shared
         let faults = (latencyMilliseconds, rejectAuth)
         try await withSignalCancellation {
@@ -72,6 +82,18 @@ struct ServeCommand: AsyncParsableCommand {
                 console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
                 console.out("  fault control            \(endpoints.controlURL)")
                 console.out("  auth host                \(endpoints.host)")
+                if let pem = endpoints.certificatePEM {
+                    if let certOut {
+                        do {
+                            try pem.write(toFile: certOut, atomically: true, encoding: .utf8)
+                            console.out("  certificate (PEM)        \(certOut)")
+                        } catch {
+                            console.err("error: the certificate cannot be written to \(certOut): \(error.localizedDescription)")
+                        }
+                    } else {
+                        console.out("  certificate (PEM):\n\(pem)")
+                    }
+                }
                 console.out("Press Ctrl-C to stop.")
             }
         }

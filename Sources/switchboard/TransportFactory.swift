@@ -25,9 +25,8 @@ enum TransportFactory {
 
     static func make(
         _ kind: TransportKind, endpoint: Endpoint, authorization: AuthSpec, wireProtocol: GraphQLProtocol,
-        reconnectPolicy: ReconnectPolicy
+        reconnectPolicy: ReconnectPolicy, connector: NIOWebSocketConnector = NIOWebSocketConnector()
     ) throws -> any EventTransport {
-        let connector = NIOWebSocketConnector()
         switch kind {
         case .graphql:
             return GraphQLTransport(

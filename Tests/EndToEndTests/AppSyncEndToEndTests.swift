@@ -31,6 +31,37 @@ struct AppSyncEndToEndTests {
         try await EndToEnd.run(Self.transport()) { try await Scenarios.allStreamsDeliver($0, legacy: false) }
     }
 
+    @Test("over wss, trusting the emulator's self-signed certificate")
+    func overTLS() async throws {
+        try await EndToEnd.run(tls: true, Self.transport()) { h in
+            #expect(h.endpoints.realtimeURL.hasPrefix("wss://"))
+            try await Scenarios.allStreamsDeliver(h, legacy: false)
+        }
+    }
+
+    @Test("over wss, a client that does not trust the certificate gets a clear network error, not a hang")
+    func untrustedCertificate() async throws {
+        try await EndToEnd.run(tls: true, { endpoints, _, clock in
+            AppSyncEventsTransport(
+                configuration: .init(
+                    realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey), reconnectPolicy: .never,
+                    clock: clock),
+                connector: NIOWebSocketConnector())  // system roots only
+        }) { h in
+            let roles = await h.notifier.roleValues()
+            var states = await h.notifier.connectionStates().makeAsyncIterator()
+            var failure: SwitchboardError?
+            while let state = await states.next() {
+                if case .disconnected(let error?) = state {
+                    failure = error
+                    break
+                }
+            }
+            #expect(failure?.code == .network, "\(String(describing: failure))")
+            withExtendedLifetime(roles) {}
+        }
+    }
+
     @Test("a JWT from the session authorizes the user's channels")
     func jwt() async throws {
         try await EndToEnd.run(token: EndToEnd.jwt(subject: EndToEnd.userId), Self.transport(.sessionToken)) {

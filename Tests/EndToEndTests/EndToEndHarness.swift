@@ -32,16 +32,20 @@ struct EndToEnd {
         token: String = EndToEnd.apiKey,
         keepAliveInterval: Duration = .seconds(1),
         maximumSubscriptions: Int = 200,
+        tls: Bool = false,
         _ makeTransport: MakeTransport,
         _ body: (EndToEnd) async throws -> Void
     ) async throws {
-        let configuration = SwitchboardEmulator.Configuration(
+        var configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
             maximumSubscriptionsPerConnection: maximumSubscriptions,
             logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+        configuration.tls = tls
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
             let clock = ManualClock()
-            let transport = try makeTransport(endpoints, NIOWebSocketConnector(), clock)
+            var connectorConfiguration = NIOWebSocketConnector.Configuration()
+            if let pem = endpoints.certificatePEM { connectorConfiguration.tls.trustRoots = .only(try .pem(pem)) }
+            let transport = try makeTransport(endpoints, NIOWebSocketConnector(configuration: connectorConfiguration), clock)
             let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in token })
             let notifier = BackendNotifier(transport: transport, session: session)
             let harness = EndToEnd(emulator: emulator, endpoints: endpoints, notifier: notifier, session: session, clock: clock)

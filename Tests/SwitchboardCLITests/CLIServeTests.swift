@@ -15,12 +15,38 @@ struct CLIServeTests {
         #expect(result.status == 0, "stderr: \(result.err)")
     }
 
+    @Test("serve --tls serves wss with a certificate written by --cert-out; clients trust it with --ca-file")
+    func serveTLS() async throws {
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-cli-\(UUID().uuidString).pem").path
+        defer { try? FileManager.default.removeItem(atPath: certificate) }
+        let cli = try CLIProcess(["serve", "--api-key", "k", "--port", "0", "--tls", "--cert-out", certificate])
+        let lines = await cli.lines(atLeast: 8)
+        let realtime = try #require(lines.first { $0.contains("/event/realtime") }?.split(separator: " ").last.map(String.init))
+        #expect(realtime.hasPrefix("wss://127.0.0.1:"))
+        #expect(lines.contains { $0.contains("certificate (PEM)") && $0.contains(certificate) })
+        #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
+        #expect(try !String(contentsOfFile: certificate, encoding: .utf8).contains("PRIVATE KEY"))
+
+        let publish = ["publish", "--ws", "--url", realtime, "--auth", "api-key:k", "--channel", "vortex-app/a", "--event", "{}"]
+        let trusted = await (try CLIProcess(publish + ["--ca-file", certificate])).finish()
+        #expect(trusted.status == 0, "stderr: \(trusted.err)")
+        #expect(trusted.out.first?.hasPrefix("0 ok ") == true)
+        let untrusted = await (try CLIProcess(publish)).finish()
+        #expect(untrusted.status != 0)
+        #expect(untrusted.err.contains("network"), "stderr: \(untrusted.err)")
+        kill(cli.process.processIdentifier, SIGINT)
+        #expect(await cli.finish().status == 0)
+    }
+
     @Test("bad arguments exit non-zero with a message naming the problem", arguments: [
         (["serve"], "api-key"),
         (["listen", "--url", "ws://127.0.0.1:1/", "--auth", "basic:x", "--user-id", "u", "--org-id", "o"], "--auth mode 'basic'"),
         (["listen", "--transport", "apsync", "--url", "ws://127.0.0.1:1/", "--auth", "jwt:t", "--user-id", "u", "--org-id", "o"], "apsync"),
         (["listen", "--url", "ws://127.0.0.1:1/", "--auth", "jwt:t", "--user-id", "u", "--org-id", "o", "--streams", "nope"], "unknown stream 'nope'"),
         (["demo", "--events", "0"], "--events"),
+        (["serve", "--api-key", "k", "--cert-out", "x.pem"], "--cert-out needs --tls"),
+        (["publish", "--ws", "--url", "wss://127.0.0.1:1/event/realtime", "--auth", "api-key:k", "--channel", "a/b", "--event", "{}",
+          "--ca-file", "/nonexistent/ca.pem"], "--ca-file /nonexistent/ca.pem cannot be read"),
     ])
     func badArguments(arguments: [String], message: String) async throws {
         let result = await (try CLIProcess(arguments)).finish()
