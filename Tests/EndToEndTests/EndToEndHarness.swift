@@ -34,6 +34,16 @@ struct EndToEnd {
         return logger
     }
 
+    /// The emulator on an ephemeral loopback port, accepting ``apiKey`` and JWTs signed with ``jwtSecret``.
+    static func emulatorConfiguration(
+        keepAliveInterval: Duration = .seconds(1), maximumSubscriptions: Int = 200
+    ) -> SwitchboardEmulator.Configuration {
+        SwitchboardEmulator.Configuration(
+            port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
+            maximumSubscriptionsPerConnection: maximumSubscriptions,
+            logger: logger("e2e.emulator"))
+    }
+
     /// Builds the transport under test.
     typealias MakeTransport = @Sendable (
         _ endpoints: SwitchboardEmulator.Endpoints, _ connector: NIOWebSocketConnector, _ clock: ManualClock
@@ -46,10 +56,7 @@ struct EndToEnd {
         _ makeTransport: MakeTransport,
         _ body: (EndToEnd) async throws -> Void
     ) async throws {
-        let configuration = SwitchboardEmulator.Configuration(
-            port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
-            maximumSubscriptionsPerConnection: maximumSubscriptions,
-            logger: logger("e2e.emulator"))
+        let configuration = emulatorConfiguration(keepAliveInterval: keepAliveInterval, maximumSubscriptions: maximumSubscriptions)
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
             let clock = ManualClock()
             let transport = try makeTransport(endpoints, NIOWebSocketConnector(), clock)
