@@ -123,8 +123,14 @@ struct GraphQLConnectionDriver {
                     case .send(let text):
                         outbox.send(text)
                     case .subscribe(let id, let subscription):
+                        let fanOut = LockedValue(OrganizationFanOut())
                         bus.subscribe(connection: number, id: id, channel: allChannels) { channel, event in
                             guard let payload = LegacyEventMapping.payload(for: subscription, channel: channel, event: event) else { return }
+                            if subscription.field == "subscribeOrganizationState",
+                                !fanOut.withLock({ $0.admits(event, fromUser: channel.segments[2]) })
+                            {
+                                return
+                            }
                             let data = LegacyEventMapping.result(for: subscription, payload: payload)
                             outbox.send(GraphQLSession.resultFrame(dialect: dialect, id: id, data: data))
                         }

@@ -66,7 +66,10 @@ extension GraphQLConnectionStateMachine {
             case 4400, 4406, 4409, 4429, 4500, 4004, 4005:
                 let errorCode: SwitchboardError.Code = code == 4406 ? .invalidConfiguration : .protocolViolation
                 return .fatal(SwitchboardError(code: errorCode, message: "the server \(text)"))
-            case 4408, 4499, 4504, 1001, 1005, 1006, 1012, 1013, 1014:
+            case 4408, 4499, 4504, 1001, 1005, 1006, 1011, 1012, 1013, 1014:
+                // 1011 (internal error) is fatal in the graphql-ws client, but servers, proxies
+                // and load balancers send it for transient trouble such as a restart; giving up
+                // for good would leave the app without events until the next sign-in.
                 return .retryable(.closed(close), isNormal: false)
             case 1000:
                 // A normal close the client did not ask for, with subscriptions still held, is

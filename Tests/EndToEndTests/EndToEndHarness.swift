@@ -23,6 +23,27 @@ struct EndToEnd {
     /// The transport's clock: advance it to fire keep-alive deadlines and reconnect delays.
     let clock: ManualClock
 
+    /// A silent logger, or one that writes everything at trace level to standard error when the
+    /// environment sets `SWITCHBOARD_E2E_TRACE` (for debugging a scenario).
+    static func logger(_ label: String) -> Logger {
+        guard ProcessInfo.processInfo.environment["SWITCHBOARD_E2E_TRACE"] != nil else {
+            return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
+        }
+        var logger = Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .trace
+        return logger
+    }
+
+    /// The emulator on an ephemeral loopback port, accepting ``apiKey`` and JWTs signed with ``jwtSecret``.
+    static func emulatorConfiguration(
+        keepAliveInterval: Duration = .seconds(1), maximumSubscriptions: Int = 200
+    ) -> SwitchboardEmulator.Configuration {
+        SwitchboardEmulator.Configuration(
+            port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
+            maximumSubscriptionsPerConnection: maximumSubscriptions,
+            logger: logger("e2e.emulator"))
+    }
+
     /// Builds the transport under test.
     typealias MakeTransport = @Sendable (
         _ endpoints: SwitchboardEmulator.Endpoints, _ connector: NIOWebSocketConnector, _ clock: ManualClock
@@ -36,10 +57,7 @@ struct EndToEnd {
         _ makeTransport: MakeTransport,
         _ body: (EndToEnd) async throws -> Void
     ) async throws {
-        var configuration = SwitchboardEmulator.Configuration(
-            port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
-            maximumSubscriptionsPerConnection: maximumSubscriptions,
-            logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+        var configuration = emulatorConfiguration(keepAliveInterval: keepAliveInterval, maximumSubscriptions: maximumSubscriptions)
         configuration.tls = tls
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
             let clock = ManualClock()

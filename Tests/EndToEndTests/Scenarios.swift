@@ -85,6 +85,7 @@ enum Scenarios {
     /// deadline passes on its clock, it reconnects by itself.
     static func detectsKeepAliveStall(_ h: EndToEnd, deadline: Duration) async throws {
         var roles = await h.notifier.roleValues().makeAsyncIterator()
+        var errors = await h.notifier.errors().makeAsyncIterator()
         try await h.waitForSubscriptions(1)
         var states = await h.notifier.connectionStates().makeAsyncIterator()
         #expect(await states.next() == .connected)
@@ -101,6 +102,9 @@ enum Scenarios {
         }
         while let state = await states.next() { if state != .connected { break } }
         ticker.cancel()
+        // The watchdog noticed it (not, say, a socket failure).
+        let error = await errors.next()
+        #expect(error?.code == .timeout, "\(String(describing: error))")
         h.emulator.resetFaults()
         while let state = await states.next() {
             if state == .connected { break }

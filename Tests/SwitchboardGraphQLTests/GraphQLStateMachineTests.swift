@@ -83,6 +83,7 @@ struct GraphQLStateMachineTests {
         (UInt16(4400), "fatal"), (4406, "fatal"), (4409, "fatal"), (4429, "fatal"), (4500, "fatal"),
         (4401, "auth"), (4403, "auth"),
         (4408, "retry"), (4499, "retry"), (4504, "retry"), (1001, "retry"), (1006, "retry"), (1012, "retry"), (1013, "retry"),
+        (1011, "retry"), (1002, "fatal"), (1008, "fatal"),
     ])
     func closeCodes(_ code: UInt16, _ verdict: String) {
         var random = SeededRandomNumberGenerator(seed: 1)
