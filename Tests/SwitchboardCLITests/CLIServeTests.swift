@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import SwitchboardEmulator
 import Testing
 
 @Suite("switchboard serve and argument errors", .timeLimit(.minutes(1)))
@@ -36,6 +38,31 @@ struct CLIServeTests {
         #expect(untrusted.err.contains("network"), "stderr: \(untrusted.err)")
         kill(cli.process.processIdentifier, SIGINT)
         #expect(await cli.finish().status == 0)
+    }
+
+    @Test("fault injects each fault into a running emulator and reports the connections it hit")
+    func fault() async throws {
+        let configuration = SwitchboardEmulator.Configuration(
+            port: 0, auth: .init(apiKeys: ["k"]), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
+            let control = ["--control-url", endpoints.controlURL]
+            let reject = await (try CLIProcess(["fault", "reject-auth", "--count", "2"] + control)).finish()
+            #expect(reject.status == 0, "stderr: \(reject.err)")
+            #expect(reject.out == ["reject-auth: done"])
+            // The rejection is in force: the connection and its one retry with a fresh token are refused.
+            let refused = await (try CLIProcess([
+                "publish", "--ws", "--url", endpoints.realtimeURL, "--auth", "api-key:k", "--channel", "vortex-app/a", "--event", "{}",
+            ])).finish()
+            #expect(refused.status != 0)
+            #expect(refused.err.contains("sessionExpired"), "stderr: \(refused.err)")
+            let drop = await (try CLIProcess(["fault", "drop", "--code", "1011"] + control)).finish()
+            #expect(drop.out == ["drop: 0 connection(s)"], "stderr: \(drop.err)")
+            let stall = await (try CLIProcess(["fault", "stall"] + control)).finish()
+            #expect(stall.status != 0 && stall.err.contains("stall needs --ms"))
+            let reset = await (try CLIProcess(["fault", "reset"] + control)).finish()
+            #expect(reset.status == 0)
+            withExtendedLifetime(emulator) {}
+        }
     }
 
     @Test("bad arguments exit non-zero with a message naming the problem", arguments: [
