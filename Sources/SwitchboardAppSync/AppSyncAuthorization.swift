@@ -15,7 +15,7 @@ import SwitchboardCore
 /// .token(TokenProvider { _ in try await lambdaToken() })   // a token of your own, independent of the session
 /// .iam(region: "eu-west-1") { try await credentials() }    // IAM, SigV4-signed per message
 /// ```
-public struct AppSyncAuthorization: Sendable, CustomStringConvertible {
+public struct AppSyncAuthorization: Sendable, CustomStringConvertible, CustomReflectable {
     /// What one set of headers is for. IAM signs a different body for each.
     enum Operation: Equatable {
         case connect
@@ -103,6 +103,9 @@ public struct AppSyncAuthorization: Sendable, CustomStringConvertible {
         case .iam(let region, _): "iam(\(region))"
         }
     }
+
+    /// The mode only, so `dump` shows no key either.
+    public var customMirror: Mirror { Mirror(self, children: ["mode": description], displayStyle: .struct) }
 
     /// The `header-<base64url without padding>` subprotocol carrying `headers`.
     static func subprotocol(for headers: [String: String]) -> String {

@@ -17,7 +17,7 @@ extension AppSyncConnectionMachine {
         enum Stage: Equatable {
             case connecting
             case awaitingAck(deadline: Instant)
-            case subscribing(keepAlive: Duration)
+            case subscribing(keepAlive: Duration, deadline: Instant)
         }
 
         var generation: Int
@@ -45,14 +45,20 @@ extension AppSyncConnectionMachine {
 
     /// Starts a replacement when it is due; gives up on a candidate whose ack is late.
     mutating func replacementTimers(at now: Instant) -> [Action] {
-        if case .awaitingAck(let deadline)? = candidate?.stage, now >= deadline {
+        switch candidate?.stage {
+        case .awaitingAck(let deadline)? where now >= deadline:
             return abandonReplacement(SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)"), at: now)
+        case .subscribing(_, let deadline)? where now >= deadline:
+            return abandonReplacement(SwitchboardError(code: .timeout, message: "the subscriptions were not all answered within \(replacementSubscribeTimeout)"), at: now)
+        default:
+            break
         }
         guard let due = replaceAt, now >= due, candidate == nil, case .connected = phase else { return [] }
         replaceAt = nil
         let next = nextGeneration()
         candidate = Candidate(generation: next)
-        return [.openReplacement(generation: next)]
+        let reason: TokenRequestReason = replacementCredentialsRefused ? .refreshAfterRejection : .connect
+        return [.openReplacement(generation: next, reason: reason)]
     }
 
     // MARK: The candidate
@@ -69,11 +75,14 @@ extension AppSyncConnectionMachine {
         switch message {
         case .connectionAck(let timeoutMs):
             guard case .awaitingAck = candidate.stage else { return [] }
-            self.candidate?.stage = .subscribing(keepAlive: .milliseconds(timeoutMs ?? 300_000))
+            replacementCredentialsRefused = false
+            let deadline = now.advanced(by: replacementSubscribeTimeout)
+            self.candidate?.stage = .subscribing(keepAlive: .milliseconds(timeoutMs ?? 300_000), deadline: deadline)
             var actions: [Action] = []
             for key in order { actions += subscribeOnCandidate(key) }
             return actions + promoteIfReady(at: now)
         case .connectionError(let errors):
+            replacementCredentialsRefused = errors.contains(where: \.isAuthorizationFailure)
             return abandonReplacement(SwitchboardError(code: .network, message: "the server refused the connection: \(describe(errors))"), at: now)
         case .subscribeSuccess(let id):
             guard let key = candidate.ids[id], candidate.waiting.contains(key) else { return [] }
@@ -119,6 +128,13 @@ extension AppSyncConnectionMachine {
         return [.sendSubscribe(generation: candidate.generation, key: key, id: id, channel: subscription.channel)]
     }
 
+    /// `key` was subscribed again while the candidate was to drop it: keep it there too.
+    mutating func resubscribeOnCandidate(_ key: SubscriptionKey) -> [Action] {
+        guard candidate != nil else { return [] }
+        if candidate?.dropWhenAcked.remove(key) != nil { return [] }
+        return subscribeOnCandidate(key)
+    }
+
     /// Takes `key` off the candidate (it was unsubscribed or refused on the current socket).
     mutating func forgetOnCandidate(_ key: SubscriptionKey) -> [Action] {
         guard let candidate, let id = candidate.ids.first(where: { $0.value == key })?.key else { return [] }
@@ -131,7 +147,7 @@ extension AppSyncConnectionMachine {
     }
 
     private mutating func promoteIfReady(at now: Instant) -> [Action] {
-        guard let candidate, case .subscribing(let keepAlive) = candidate.stage, candidate.waiting.isEmpty else { return [] }
+        guard let candidate, case .subscribing(let keepAlive, _) = candidate.stage, candidate.waiting.isEmpty else { return [] }
         let old = generation
         retiring = Retiring(generation: old, ids: byID)
         generation = candidate.generation
@@ -143,6 +159,10 @@ extension AppSyncConnectionMachine {
                 remove(key)  // unsubscribed while its first subscribe was unanswered; the old socket closes anyway
             } else if let id = candidate.ids.first(where: { $0.value == key })?.key {
                 byID[id] = key
+                if case .established = subscriptions[key]?.phase {} else {
+                    // First answered on the new socket (subscribed during the replacement).
+                    actions.append(.emit(.subscriptionEstablished(key)))
+                }
                 subscriptions[key]?.phase = .established(id: id)
             } else {
                 subscriptions[key]?.phase = .pending
@@ -163,10 +183,8 @@ extension AppSyncConnectionMachine {
     mutating func abandonReplacement(_ error: SwitchboardError, at now: Instant, closing: Bool = true) -> [Action] {
         guard let candidate else { return [] }
         self.candidate = nil
-        if retiring == nil {
-            overlap.removeAll()
-            overlapExpiry = nil
-        }
+        // The old socket may still bring copies of what the candidate delivered.
+        if retiring == nil, !overlap.isEmpty { overlapExpiry = now.advanced(by: overlapGrace) }
         replaceAt = now.advanced(by: replacementRetryDelay)
         let failure = SwitchboardError(
             code: error.code, message: "replacing the connection before its lifetime ends failed; trying again in \(replacementRetryDelay)",

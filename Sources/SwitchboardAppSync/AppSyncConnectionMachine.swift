@@ -13,8 +13,9 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     enum Action: Equatable {
         /// Open socket `generation`; fetch the token for `reason`.
         case open(generation: Int, reason: TokenRequestReason)
-        /// Open socket `generation` to replace the current one before its lifetime ends.
-        case openReplacement(generation: Int)
+        /// Open socket `generation` to replace the current one before its lifetime ends; fetch
+        /// the token for `reason` (a refresh after the last candidate's credentials were refused).
+        case openReplacement(generation: Int, reason: TokenRequestReason)
         /// Send `connection_init` on `generation`.
         case sendInit(generation: Int)
         /// Send `subscribe` for `key` with wire id `id` (the transport adds the authorization).
@@ -84,6 +85,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     var overlap: [OverlapKey: [Int: Int]] = [:]
     /// When the overlap's late copies stop being matched.
     var overlapExpiry: Instant?
+    /// The last candidate's credentials were refused: the next one asks for fresh ones.
+    var replacementCredentialsRefused = false
+    /// How long a candidate may take, after its acknowledgement, to have every subscription answered.
+    let replacementSubscribeTimeout: Duration
     /// How long after the old socket closed its events are still matched against late copies
     /// from the new one.
     let overlapGrace: Duration
@@ -94,8 +99,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
 
     init(
         ackTimeout: Duration, policy: ReconnectPolicy, idPrefix: String, connectionLifetime: Duration? = nil,
-        replacementRetryDelay: Duration = .seconds(60), overlapGrace: Duration = .seconds(10)
+        replacementRetryDelay: Duration = .seconds(60), overlapGrace: Duration = .seconds(10),
+        replacementSubscribeTimeout: Duration = .seconds(30)
     ) {
+        self.replacementSubscribeTimeout = replacementSubscribeTimeout
         self.overlapGrace = overlapGrace
         self.ackTimeout = ackTimeout
         self.policy = policy
@@ -112,7 +119,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         case .idle, .connecting, .stopped: break
         }
         if let replaceAt, candidate == nil, case .connected = phase { deadlines.append(replaceAt) }
-        if case .awaitingAck(let deadline)? = candidate?.stage { deadlines.append(deadline) }
+        switch candidate?.stage {
+        case .awaitingAck(let deadline)?, .subscribing(_, let deadline)?: deadlines.append(deadline)
+        default: break
+        }
         deadlines += publishes.values.map(\.deadline)
         if let overlapExpiry { deadlines.append(overlapExpiry) }
         return deadlines.min()
@@ -125,6 +135,9 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
 
     mutating func connect() -> [Action] {
         var actions = closeCurrent(code: .normalClosure)
+        // Publishes belong to the identity that asked for them.
+        actions += failPublishes(SwitchboardError(
+            code: .network, message: "the transport connected as another identity before the publish was answered")) { _ in true }
         signedIn = true
         refreshedAfterRejection = false
         resetSubscriptions()
@@ -143,6 +156,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     }
 
     mutating func subscribe(key: SubscriptionKey, channel: String) -> [Action] {
+        if case .subscribing(let id, true)? = subscriptions[key]?.phase {
+            // Subscribed again while the unsubscribe waited for the acknowledgement: keep it.
+            subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
+            return resubscribeOnCandidate(key)
+        }
         if subscriptions[key] != nil { return [] }
         subscriptions[key] = Subscription(channel: channel, phase: .pending)
         order.append(key)
@@ -178,7 +196,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     mutating func openFailed(
         generation: Int, error: SwitchboardError, authorization: Bool, at now: Instant, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        if generation == candidate?.generation { return abandonReplacement(error, at: now, closing: false) }
+        if generation == candidate?.generation {
+            replacementCredentialsRefused = authorization
+            return abandonReplacement(error, at: now, closing: false)
+        }
         guard generation == self.generation, case .connecting = phase else { return [] }
         if authorization { return authorizationFailed(error, at: now, random: &random) }
         return connectionLost(.failed(error), error: error, at: now, random: &random)
@@ -246,6 +267,19 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         case .unsubscribeSuccess, .publishSuccess:
             return []
         }
+    }
+
+    /// The transport could not send the subscribe for `key` on `generation` (no token or
+    /// credentials). On the current socket the subscription ends, reported with `error`; on a
+    /// candidate the replacement is given up and tried again later.
+    mutating func subscribeNotSent(key: SubscriptionKey, generation: Int, _ error: SwitchboardError, at now: Instant) -> [Action] {
+        if generation == candidate?.generation { return abandonReplacement(error, at: now) }
+        guard generation == self.generation, case .subscribing(let id, let unsubscribe)? = subscriptions[key]?.phase,
+            byID[id] == key
+        else { return [] }
+        remove(key)
+        let actions = forgetOnCandidate(key)
+        return unsubscribe ? actions : actions + [.emit(.subscriptionFailed(key, error))]
     }
 
     /// A frame that could not be decoded: reported, nothing else changes (it still proves the

@@ -13,7 +13,6 @@ extension AppSyncEventsTransport {
             idPrefix: String(random.next() & 0xFFFF_FFFF, radix: 16), connectionLifetime: configuration.connectionLifetime)
         var connections: [Int: any WebSocketConnection] = [:]
         var identity: TransportIdentity?
-        var timerDeadline: Elapsed?
         let timerTarget = LockedValue<Elapsed?>(nil)
         var publishWaiters: [String: (ticket: UInt64, continuation: CheckedContinuation<AppSyncPublishResult, any Error>)] = [:]
         var stopped = false
@@ -29,11 +28,11 @@ extension AppSyncEventsTransport {
                         metrics.connections.increment()
                         if wasConnected { metrics.reconnects.increment() }
                         group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
-                    case .openReplacement(let generation):
+                    case .openReplacement(let generation, let reason):
                         guard let identity else { continue }
                         metrics.connections.increment()
                         logger.debug("replacing the connection before its lifetime ends")
-                        group.addTask { await self.open(generation: generation, identity: identity, reason: .connect) }
+                        group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
                     case .replaced(let from, let to):
                         metrics.replacements.increment()
                         logger.debug("connection replaced", metadata: ["switchboard.from": "\(from)", "switchboard.to": "\(to)"])
@@ -47,8 +46,9 @@ extension AppSyncEventsTransport {
                             logger.debug("subscribing", metadata: ["switchboard.subscription": "\(key)"])
                             await send(AppSyncCodec.encode(.subscribe(id: id, channel: channel, authorization: headers)), on: connection)
                         } catch {
-                            continuation.yield(.subscriptionFailed(key, SwitchboardError(
-                                code: .sessionExpired, message: "no token for the subscription: \(error)")))
+                            await perform(machine.subscribeNotSent(key: key, generation: generation, SwitchboardError(
+                                code: .sessionExpired, message: "no token or credentials for the subscription", cause: SendableErrorBox(error)),
+                                at: clock.now()))
                         }
                     case .sendPublish(let generation, let id, let channel, let events):
                         guard let connection = connections[generation], let identity else { continue }
@@ -94,11 +94,15 @@ extension AppSyncEventsTransport {
                         }
                     }
                 }
-                // Keep one timer child sleeping towards the machine's next deadline.
+                // Keep a timer child sleeping towards the machine's next deadline. Some child always
+                // wakes at or before the target: a later target keeps the current one sleeping on,
+                // an earlier one (or one after none) starts another.
                 let deadline = machine.nextDeadline
-                timerTarget.withLock { $0 = deadline }
-                if let deadline, timerDeadline.map({ deadline < $0 }) ?? true {
-                    timerDeadline = deadline
+                let previous = timerTarget.withLock { target -> Elapsed? in
+                    defer { target = deadline }
+                    return target
+                }
+                if let deadline, previous.map({ deadline < $0 }) ?? true {
                     group.addTask { await self.runTimer(clock: clock, target: timerTarget, until: deadline) }
                 }
             }
@@ -148,7 +152,6 @@ extension AppSyncEventsTransport {
                     connections[generation] = nil
                     await perform(machine.closed(generation: generation, close: nil, error: error, at: now, random: &random))
                 case .timer:
-                    timerDeadline = nil
                     await perform(machine.timerFired(at: now, random: &random))
                 case .publish(let ticket, let channel, let events, let continuation):
                     guard !stopped else {
@@ -226,20 +229,29 @@ extension AppSyncEventsTransport {
         }
     }
 
-    /// Sleeps towards the current target; yields `.timer` once it is reached. A later target
-    /// keeps this child sleeping; an earlier one starts another child and this one ends.
+    /// Sleeps towards the target; once it is reached, clears it and yields `.timer` (so the
+    /// driver starts a new child for the next deadline). A later target keeps this child
+    /// sleeping; an earlier one is owned by another child, and none means there is nothing to do.
     private func runTimer(clock: ElapsedClock, target: LockedValue<Elapsed?>, until deadline: Elapsed) async {
+        enum Next { case fire, sleep(Elapsed), stop }
         var current = deadline
         while !Task.isCancelled {
             do { try await clock.sleep(current) } catch { return }
-            guard let wanted = target.withLock({ $0 }) else { return }
-            if wanted < current { return }  // another child owns the earlier deadline
-            if wanted > current {
-                current = wanted
-                continue
+            let next = target.withLock { wanted -> Next in
+                guard let value = wanted, value >= current else { return .stop }
+                if value > current { return .sleep(value) }
+                wanted = nil
+                return .fire
             }
-            inputContinuation.yield(.timer)
-            return
+            switch next {
+            case .fire:
+                inputContinuation.yield(.timer)
+                return
+            case .sleep(let later):
+                current = later
+            case .stop:
+                return
+            }
         }
     }
 

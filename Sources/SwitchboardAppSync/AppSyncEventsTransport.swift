@@ -135,6 +135,11 @@ public final class AppSyncEventsTransport: EventTransport {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // Cancelled before it was queued: the cancellation handler has already run.
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 if case .terminated = inputContinuation.yield(.publish(ticket: ticket, channel: "/\(path)", events: events, continuation)) {
                     continuation.resume(throwing: SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down"))
                 }

@@ -22,8 +22,17 @@ public struct WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringCo
     /// replacement characters. Servers usually explain a rejection here.
     public var body: String
 
+    /// - Parameters:
+    ///   - reason: Why the handshake failed. Offered `header-…` subprotocols carry credentials
+    ///     (AppSync's auth header); they are kept only as `header-<redacted>`.
+    ///   - body: The start of the response body.
     public init(reason: Reason, body: String = "") {
-        self.reason = reason
+        if case .subprotocolNotNegotiated(let offered, let chosen) = reason {
+            let redacted = offered.map { $0.hasPrefix("header-") ? "header-<redacted>" : $0 }
+            self.reason = .subprotocolNotNegotiated(offered: redacted, chosen: chosen?.hasPrefix("header-") == true ? "header-<redacted>" : chosen)
+        } else {
+            self.reason = reason
+        }
         self.body = body
     }
 

@@ -79,7 +79,8 @@ struct PublishCommand: AsyncParsableCommand {
             throw ValidationError("with --ws, --url must be the ws(s)://…/event/realtime endpoint (or \"url\" in --config)")
         }
         let transport = AppSyncEventsTransport(
-            configuration: .init(realtimeURL: endpoint, authorization: mode, reconnectPolicy: .never),
+            // A command line waits longer than an app would: connecting is part of every publish.
+            configuration: .init(realtimeURL: endpoint, authorization: mode, reconnectPolicy: .never, publishTimeout: .seconds(30)),
             connector: try NIOWebSocketConnector.trusting(caFile: caFile))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await transport.run() }

@@ -98,6 +98,15 @@ struct AppSyncMetricsTests {
     }
 }
 
+@Test("dump and description of an authorization show the mode only")
+func authorizationRedacted() {
+    for authorization in [AppSyncAuthorization.apiKey("da2-very-secret"), .token(.constant("very-secret"))] {
+        var dumped = ""
+        dump(authorization, to: &dumped)
+        #expect(!dumped.contains("very-secret") && !"\(authorization)".contains("very-secret"), "\(dumped)")
+    }
+}
+
 /// Collects every log line, at every level, with its metadata.
 private struct LineCollector: LogHandler {
     let lines: LockedBox<[String]>

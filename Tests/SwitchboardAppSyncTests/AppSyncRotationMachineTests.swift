@@ -40,7 +40,7 @@ private func startReplacement(
     _ machine: inout Machine, at time: Double, random: inout SeededRandomNumberGenerator
 ) -> (generation: Int, ids: [SubscriptionKey: String]) {
     let due = machine.timerFired(at: at(time), random: &random)
-    guard case .openReplacement(let candidate)? = due.first else {
+    guard case .openReplacement(let candidate, _)? = due.first else {
         Issue.record("no replacement opened: \(due)")
         return (0, [:])
     }
@@ -130,7 +130,7 @@ struct AppSyncRotationMachineTests {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = connected(["a"], random: &random)
         let current = machine.generation
-        guard case .openReplacement(let first)? = machine.timerFired(at: at(hour), random: &random).first else {
+        guard case .openReplacement(let first, _)? = machine.timerFired(at: at(hour), random: &random).first else {
             Issue.record("no replacement")
             return
         }
@@ -146,7 +146,7 @@ struct AppSyncRotationMachineTests {
         #expect(machine.received(.data(id: "t-1", events: ["x"]), generation: current, at: at(hour), random: &random) == [.deliver(key: "a", events: ["x"])])
         #expect(machine.nextDeadline == at(hour + 60))
         // The retry's socket opens but never acknowledges: given up after the ack timeout.
-        guard case .openReplacement(let second)? = machine.timerFired(at: at(hour + 60), random: &random).first else {
+        guard case .openReplacement(let second, _)? = machine.timerFired(at: at(hour + 60), random: &random).first else {
             Issue.record("no retry")
             return
         }
@@ -196,6 +196,63 @@ struct AppSyncRotationMachineTests {
         #expect(actions.first == .close(generation: candidate, code: .normalClosure))
         #expect(actions.last == .emit(.connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(2)))))
         #expect(!machine.wants(generation: candidate))
+    }
+
+    @Test("a subscription first answered on the new socket is reported established at the switch")
+    func establishedAtPromotion() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected(["a"], random: &random)
+        let (candidate, ids) = startReplacement(&machine, at: hour, random: &random)
+        let both = subscribes(machine.subscribe(key: "c", channel: "/ns/c"))
+        let cOnCandidate = both["c"]?.id ?? ""
+        _ = machine.received(.subscribeSuccess(id: ids["a"] ?? ""), generation: candidate, at: at(hour), random: &random)
+        let switched = machine.received(.subscribeSuccess(id: cOnCandidate), generation: candidate, at: at(hour), random: &random)
+        #expect(switched.contains(.emit(.subscriptionEstablished("c"))), "\(switched)")
+        #expect(!switched.contains(.emit(.subscriptionEstablished("a"))), "a was established before")
+    }
+
+    @Test("no credentials for a subscribe: on the candidate the replacement is retried, on the current socket that subscription ends")
+    func subscribeNotSent() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected(["a"], random: &random)
+        let (candidate, _) = startReplacement(&machine, at: hour, random: &random)
+        let failure = SwitchboardError(code: .sessionExpired, message: "no token")
+        let abandoned = machine.subscribeNotSent(key: "a", generation: candidate, failure, at: at(hour))
+        #expect(abandoned.first == .close(generation: candidate, code: .normalClosure))
+        #expect(!machine.wants(generation: candidate))
+        let sent = subscribes(machine.subscribe(key: "b", channel: "/ns/b"))
+        #expect(machine.subscribeNotSent(key: "b", generation: machine.generation, failure, at: at(hour))
+            == [.emit(.subscriptionFailed("b", failure))])
+        let late = machine.received(.subscribeSuccess(id: sent["b"]?.id ?? ""), generation: machine.generation, at: at(hour), random: &random)
+        #expect(late.isEmpty, "b is gone")
+    }
+
+    @Test("a candidate that never gets all its answers is given up after the subscribe timeout")
+    func candidateSubscribeTimeout() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected(["a"], random: &random)
+        let (candidate, _) = startReplacement(&machine, at: hour, random: &random)
+        #expect(machine.nextDeadline == at(hour + 30))
+        #expect(machine.timerFired(at: at(hour + 29), random: &random).isEmpty)
+        #expect(machine.timerFired(at: at(hour + 30), random: &random).first == .close(generation: candidate, code: .normalClosure))
+    }
+
+    @Test("after a candidate's credentials were refused, the next one asks for fresh ones")
+    func refreshAfterRefusedCandidate() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected(["a"], random: &random)
+        guard case .openReplacement(let first, .connect)? = machine.timerFired(at: at(hour), random: &random).first else {
+            Issue.record("no replacement")
+            return
+        }
+        _ = machine.openFailed(
+            generation: first, error: SwitchboardError(code: .network, message: "401"), authorization: true, at: at(hour), random: &random)
+        let retry = machine.timerFired(at: at(hour + 60), random: &random)
+        guard case .openReplacement(_, let reason)? = retry.first else {
+            Issue.record("no retry: \(retry)")
+            return
+        }
+        #expect(reason == .refreshAfterRejection)
     }
 
     @Test("without a lifetime a connection is never replaced")
@@ -258,6 +315,26 @@ struct AppSyncPublishMachineTests {
         _ = machine.opened(generation: machine.generation, at: at(1))
         let acked = machine.received(.connectionAck(connectionTimeoutMs: nil), generation: machine.generation, at: at(1), random: &random)
         #expect(acked.last == .sendPublish(generation: machine.generation, id: id, channel: "/ns/a", events: ["{}"]))
+    }
+
+    @Test("connecting as another identity fails the publishes of the previous one")
+    func identityChange() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected([], random: &random)
+        let sent = machine.publish(channel: "/ns/a", events: ["{}"], timeout: .seconds(10), at: at(1)).id
+        let actions = machine.connect()
+        #expect(actions.contains { if case .completePublish(sent, .failure(let error)) = $0 { error.code == .network } else { false } })
+    }
+
+    @Test("subscribing again while the unsubscribe waits for the acknowledgement keeps the subscription")
+    func resubscribeBeforeAck() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected([], random: &random)
+        let id = subscribes(machine.subscribe(key: "a", channel: "/ns/a"))["a"]?.id ?? ""
+        #expect(machine.unsubscribe(key: "a").isEmpty)
+        #expect(machine.subscribe(key: "a", channel: "/ns/a").isEmpty, "the pending subscribe serves it")
+        #expect(machine.received(.subscribeSuccess(id: id), generation: machine.generation, at: at(1), random: &random)
+            == [.emit(.subscriptionEstablished("a"))])
     }
 
     @Test("no answer in time is a timeout; a lost connection fails what was sent; signed out fails at once")

@@ -106,6 +106,16 @@ struct AppSyncTransportPublishTests {
         }
     }
 
+    @Test("a publish from an already-cancelled task throws CancellationError")
+    func cancelledBeforehand() async throws {
+        let c = Scripted()
+        let publishing = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await c.transport.publish(["{}"], to: "ns/a")
+        }
+        await #expect(throws: CancellationError.self) { try await publishing.value }
+    }
+
     @Test("IAM signs each publish over exactly the events sent, with fresh credentials")
     func iamPublish() async throws {
         let fetches = LockedBox(0)
@@ -169,6 +179,41 @@ struct AppSyncTransportReplacementTests {
             #expect(await connection.nextSentText() == nil, "the old socket is closed after the switch, nothing else sent on it")
             #expect(connection.state.clientClose?.code == .normalClosure)
             c.transport.shutDown()
+        }
+    }
+
+    @Test("timers keep working after the keep-alive deadline moved later many times (a reconnect is not lost)")
+    func timerAfterMovedDeadlines() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = ManualClock()
+        let transport = AppSyncEventsTransport(
+            configuration: .init(
+                realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k"),
+                reconnectPolicy: .fixedDelay(.seconds(10), reconnectAfterNormalClose: true), connectionLifetime: nil, clock: clock),
+            connector: connector)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await transport.run() }
+            var events = transport.events.makeAsyncIterator()
+            transport.connect(as: TransportIdentity(userId: "u", orgId: "o", tokens: .constant("")))
+            try transport.subscribe(SubscriptionRequest(key: "a", target: .channel("ns/a")))
+            let connection = try await Scripted.handshake(connector)  // keep-alive timeout 300 s
+            let id = try #require(try await nextFrame(connection)["id"] as? String)
+            connection.serverSends(text: #"{"type":"subscribe_success","id":"\#(id)"}"#)
+            // A frame every 60 s moves the 300 s deadline on six times; each is awaited, so the
+            // clock only moves once the transport has seen it.
+            for _ in 0..<6 {
+                clock.advance(by: .seconds(60))
+                connection.serverSends(text: #"{"type":"data","id":"\#(id)","event":"{}"}"#)
+                while let event = await events.next() { if case .received = event { break } }
+            }
+            clock.advance(by: .seconds(2))
+            connection.serverCloses(code: .internalError)
+            while let event = await events.next() {
+                if case .connectionStateChanged(.waitingToReconnect) = event { break }
+            }
+            clock.advance(by: .seconds(10))
+            #expect(await connector.nextAttempt() != nil, "the reconnect after 10 s happens")
+            transport.shutDown()
         }
     }
 }
