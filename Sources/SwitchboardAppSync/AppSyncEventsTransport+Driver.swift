@@ -38,28 +38,37 @@ extension AppSyncEventsTransport {
                         logger.debug("connection replaced", metadata: ["switchboard.from": "\(from)", "switchboard.to": "\(to)"])
                     case .sendInit(let generation):
                         await send(AppSyncCodec.encode(.connectionInit), on: connections[generation])
+                    // Tokens and signatures are made in a child task, so a slow provider never holds up
+                    // keep-alives, timers or other sockets; the frame comes back as `.authorized`.
                     case .sendSubscribe(let generation, let key, let id, let channel):
-                        guard let connection = connections[generation], let identity else { continue }
-                        do {
-                            let headers = try await authorizationHeaders(identity: identity, reason: .subscribe, for: .subscribe(channel: channel))
-                            metrics.subscriptions.increment()
-                            logger.debug("subscribing", metadata: ["switchboard.subscription": "\(key)"])
-                            await send(AppSyncCodec.encode(.subscribe(id: id, channel: channel, authorization: headers)), on: connection)
-                        } catch {
-                            await perform(machine.subscribeNotSent(key: key, generation: generation, SwitchboardError(
-                                code: .sessionExpired, message: "no token or credentials for the subscription", cause: SendableErrorBox(error)),
-                                at: clock.now()))
+                        guard connections[generation] != nil, let identity else { continue }
+                        metrics.subscriptions.increment()
+                        logger.debug("subscribing", metadata: ["switchboard.subscription": "\(key)"])
+                        group.addTask {
+                            do {
+                                let headers = try await self.authorizationHeaders(
+                                    identity: identity, reason: .subscribe, for: .subscribe(channel: channel))
+                                self.inputContinuation.yield(.authorized(
+                                    generation: generation, frame: AppSyncCodec.encode(.subscribe(id: id, channel: channel, authorization: headers))))
+                            } catch {
+                                self.inputContinuation.yield(.subscribeUnauthorized(generation: generation, key, SwitchboardError(
+                                    code: .sessionExpired, message: "no token or credentials for the subscription", cause: SendableErrorBox(error))))
+                            }
                         }
                     case .sendPublish(let generation, let id, let channel, let events):
-                        guard let connection = connections[generation], let identity else { continue }
-                        do {
-                            let headers = try await authorizationHeaders(
-                                identity: identity, reason: .publish, for: .publish(channel: channel, events: events))
-                            logger.debug("publishing", metadata: ["switchboard.events": "\(events.count)"])
-                            await send(AppSyncCodec.encode(.publish(id: id, channel: channel, events: events, authorization: headers)), on: connection)
-                        } catch {
-                            await perform(machine.cancelPublish(id: id, SwitchboardError(
-                                code: .sessionExpired, message: "no credentials for the publish", cause: SendableErrorBox(error))))
+                        guard connections[generation] != nil, let identity else { continue }
+                        logger.debug("publishing", metadata: ["switchboard.events": "\(events.count)"])
+                        group.addTask {
+                            do {
+                                let headers = try await self.authorizationHeaders(
+                                    identity: identity, reason: .publish, for: .publish(channel: channel, events: events))
+                                self.inputContinuation.yield(.authorized(
+                                    generation: generation,
+                                    frame: AppSyncCodec.encode(.publish(id: id, channel: channel, events: events, authorization: headers))))
+                            } catch {
+                                self.inputContinuation.yield(.publishUnauthorized(id: id, SwitchboardError(
+                                    code: .sessionExpired, message: "no token or credentials for the publish", cause: SendableErrorBox(error))))
+                            }
                         }
                     case .completePublish(let id, let result):
                         guard let waiter = publishWaiters.removeValue(forKey: id) else { continue }
@@ -161,6 +170,14 @@ extension AppSyncEventsTransport {
                     let (id, actions) = machine.publish(channel: channel, events: events, timeout: configuration.publishTimeout, at: now)
                     publishWaiters[id] = (ticket, continuation)
                     await perform(actions)
+                case .authorized(let generation, let frame):
+                    // A socket replaced meanwhile is gone from `connections`: the frame is dropped,
+                    // and the machine has already sent it again on the new socket if still wanted.
+                    await send(frame, on: connections[generation])
+                case .subscribeUnauthorized(let generation, let key, let error):
+                    await perform(machine.subscribeNotSent(key: key, generation: generation, error, at: now))
+                case .publishUnauthorized(let id, let error):
+                    await perform(machine.cancelPublish(id: id, error))
                 case .cancelPublish(let ticket):
                     guard let id = publishWaiters.first(where: { $0.value.ticket == ticket })?.key,
                         let waiter = publishWaiters.removeValue(forKey: id)

@@ -48,6 +48,12 @@ public final class AppSyncEventsTransport: EventTransport {
         case timer
         case publish(ticket: UInt64, channel: String, events: [String], CheckedContinuation<AppSyncPublishResult, any Error>)
         case cancelPublish(ticket: UInt64)
+        /// A subscribe or publish frame, authorized off the driver loop, ready to go out on `generation`.
+        case authorized(generation: Int, frame: String)
+        /// The authorization for a subscribe could not be made.
+        case subscribeUnauthorized(generation: Int, SubscriptionKey, SwitchboardError)
+        /// The authorization for a publish could not be made.
+        case publishUnauthorized(id: String, SwitchboardError)
     }
 
     /// - Parameters:

@@ -116,6 +116,26 @@ struct AppSyncTransportPublishTests {
         await #expect(throws: CancellationError.self) { try await publishing.value }
     }
 
+    @Test("a token provider that never answers a subscribe does not hold up a publish")
+    func slowTokenDoesNotBlock() async throws {
+        let (never, _) = AsyncStream<Void>.makeStream()
+        let c = Scripted(authorization: .token(TokenProvider { reason in
+            if reason == .subscribe { for await _ in never {} }  // never answers (until cancelled)
+            return "token"
+        }), subscribe: ["a"])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await c.transport.run() }
+            let connection = try await c.open()
+            let publishing = Task { try await c.transport.publish(["{}"], to: "ns/a") }
+            let frame = try await nextFrame(connection)
+            #expect(frame["type"] as? String == "publish", "the publish went out while the subscribe waits for its token")
+            let id = try #require(frame["id"] as? String)
+            connection.serverSends(text: #"{"type":"publish_success","id":"\#(id)","successful":[{"identifier":"e","index":0}],"failed":[]}"#)
+            #expect(try await publishing.value.allAccepted)
+            c.transport.shutDown()
+        }
+    }
+
     @Test("IAM signs each publish over exactly the events sent, with fresh credentials")
     func iamPublish() async throws {
         let fetches = LockedBox(0)
