@@ -24,11 +24,29 @@ struct GraphQLConnectionDriver {
     let now: @Sendable () -> Date
 
     /// The subprotocol the server answers with, preferring `graphql-transport-ws`; nil to refuse.
+    /// (An AppSync client's `header-…` entry is auth, never the answer.)
     static func negotiate(_ headers: HTTPFields) -> String? {
         let offered = SubprotocolOffer.offered(headers)
         if offered.contains(transportSubprotocol) { return transportSubprotocol }
         if offered.contains(legacySubprotocol) { return legacySubprotocol }
         return nil
+    }
+
+    /// The AppSync dialect's connect-time auth object, from the `header` query parameter
+    /// (base64 JSON) or, as the real service also accepts, a `header-<base64url>` subprotocol
+    /// offered beside `graphql-ws`; nil when neither is there (the legacy Apollo dialect). An
+    /// undecodable value is an empty object, which the authorizer refuses.
+    static func appSyncAuth(headerParameter: Substring?, headers: HTTPFields) -> [String: String]? {
+        let data: Data?
+        if let headerParameter {
+            let text = String(headerParameter).removingPercentEncoding ?? String(headerParameter)
+            data = Data(base64Encoded: text) ?? Base64URL.decode(text)
+        } else if let offered = SubprotocolOffer.offered(headers).first(where: { $0.hasPrefix("header-") }) {
+            data = Base64URL.decode(offered.dropFirst("header-".count))
+        } else {
+            return nil
+        }
+        return data.flatMap { JSONText.decodeObject($0) }?.compactMapValues { $0 as? String } ?? [:]
     }
 
     private enum Input {
@@ -60,10 +78,7 @@ struct GraphQLConnectionDriver {
         let dialect: GraphQLDialect
         if subprotocol == Self.transportSubprotocol {
             dialect = .transportWS
-        } else if let headerParameter {
-            let text = String(headerParameter).removingPercentEncoding ?? String(headerParameter)
-            let object = (Data(base64Encoded: text) ?? Base64URL.decode(text))
-                .flatMap { JSONText.decodeObject($0) }?.compactMapValues { $0 as? String } ?? [:]
+        } else if let object = Self.appSyncAuth(headerParameter: headerParameter, headers: headers) {
             switch authorizer.authenticate(object, now: now()) {
             case .success(let identity):
                 dialect = .appSync(identity)

@@ -1,33 +1,55 @@
 import Foundation
 
-/// One parsed and validated legacy subscription: `subscription [Name][($v: ID!)] { field(arg: …) { … } }`.
+/// One parsed and validated legacy subscription: the one root field of a `subscription`
+/// operation, as ``SubscriptionDocument`` reads it out of a GraphQLSwift document.
 struct LegacySubscription: Sendable, Equatable {
     /// The subscription field, e.g. `subscribeDeviceState`.
     var field: String
+    /// Where the result goes in `data`: the field's alias, or its name.
+    var responseKey: String
     /// The value of its one argument (`userId` or `orgId`), after variable substitution.
     var argument: String
-    /// The selection set, as a tree: a leaf name maps to nil.
-    var selection: Selection
+    /// The selection set, after fragments, `@skip`/`@include` and aliases.
+    var selection: ResultSelection
+
+    init(field: String, responseKey: String? = nil, argument: String, selection: ResultSelection) {
+        self.field = field
+        self.responseKey = responseKey ?? field
+        self.argument = argument
+        self.selection = selection
+    }
 }
 
-/// A GraphQL selection set: field name → sub-selection (nil for a leaf).
-struct Selection: Sendable, Equatable {
-    var fields: [(name: String, sub: Selection?)]
-
-    static func == (lhs: Selection, rhs: Selection) -> Bool {
-        lhs.fields.map(\.name) == rhs.fields.map(\.name) && zip(lhs.fields, rhs.fields).allSatisfy { $0.0.sub == $0.1.sub }
+/// A resolved selection set: each response key (an alias or the field name) with the field it
+/// reads and, for an object field, its own selection.
+struct ResultSelection: Sendable, Equatable {
+    struct Entry: Sendable, Equatable {
+        /// The key in the output.
+        var key: String
+        /// The schema field read from the payload (`__typename` answers ``ResultSelection/typeName``).
+        var field: String
+        /// The sub-selection of an object field; nil for a leaf.
+        var sub: ResultSelection?
     }
 
-    /// Keeps only the selected fields of `object`, recursing into objects and arrays of objects.
+    /// The object type this selection is on.
+    var typeName: String
+    var entries: [Entry]
+
+    /// Keeps only the selected fields of `value` under their response keys, recursing into
+    /// objects and arrays of objects; a missing field is null.
     func project(_ value: Any?) -> Any {
-        guard let value else { return NSNull() }
+        guard let value, !(value is NSNull) else { return NSNull() }
         if let array = value as? [Any] { return array.map { project($0) } }
         guard let object = value as? [String: Any] else { return NSNull() }
         var result: [String: Any] = [:]
-        for (name, sub) in fields {
-            let field = object[name]
-            if let sub { result[name] = field.map { sub.project($0) } ?? NSNull() } else {
-                result[name] = field ?? NSNull()
+        for entry in entries {
+            if entry.field == "__typename" {
+                result[entry.key] = typeName
+            } else if let sub = entry.sub {
+                result[entry.key] = sub.project(object[entry.field])
+            } else {
+                result[entry.key] = object[entry.field] ?? NSNull()
             }
         }
         return result
@@ -35,10 +57,39 @@ struct Selection: Sendable, Equatable {
 }
 
 /// A GraphQL error in the shape servers send: `{message, locations:[{line, column}]}`.
-struct GraphQLError: Error, Sendable, Equatable {
-    var message: String
-    var line: Int
-    var column: Int
+struct DocumentError: Sendable, Equatable {
+    struct Location: Sendable, Equatable {
+        var line: Int
+        var column: Int
+    }
 
-    var json: [String: Any] { ["message": message, "locations": [["line": line, "column": column]]] }
+    var message: String
+    var locations: [Location]
+
+    init(message: String, locations: [Location] = []) {
+        self.message = message
+        self.locations = locations
+    }
+
+    var json: [String: Any] {
+        var object: [String: Any] = ["message": message]
+        if !locations.isEmpty { object["locations"] = locations.map { ["line": $0.line, "column": $0.column] } }
+        return object
+    }
+}
+
+/// Why a subscription document was refused, and at which stage: each dialect answers the
+/// stages differently, as the reference servers do.
+struct DocumentFailure: Error, Sendable, Equatable {
+    enum Stage: Sendable, Equatable {
+        /// The document did not parse.
+        case syntax
+        /// It parsed but failed validation against the schema, or names no usable operation.
+        case validation
+        /// It is valid but its variables (or the arguments they feed) could not be coerced.
+        case execution
+    }
+
+    var stage: Stage
+    var errors: [DocumentError]
 }

@@ -76,7 +76,9 @@ struct GraphQLSession {
             }
             guard identity != nil else { return [.close(code: 4401, reason: "Unauthorized")] }
             guard !active.contains(id) else { return [.close(code: 4409, reason: "Subscriber for \(id) already exists")] }
-            return start(id: id, query: payload["query"], variables: payload["variables"], identity: identity!)
+            return start(
+                id: id, query: payload["query"], variables: payload["variables"], operationName: payload["operationName"],
+                identity: identity!)
         case (.transportWS, "complete"):
             guard let id else { return [.close(code: 4400, reason: "Invalid message received")] }
             return active.remove(id) == nil ? [] : [.unsubscribe(id: id)]
@@ -86,7 +88,9 @@ struct GraphQLSession {
             }
             var actions: [Action] = []
             if active.remove(id) != nil { actions.append(.unsubscribe(id: id)) }
-            return actions + start(id: id, query: payload["query"], variables: payload["variables"], identity: identity)
+            return actions + start(
+                id: id, query: payload["query"], variables: payload["variables"], operationName: payload["operationName"],
+                identity: identity)
         case (.graphqlWS, "stop"), (.appSync, "stop"):
             guard let id else { return [] }
             guard active.remove(id) != nil else { return [] }
@@ -141,19 +145,19 @@ struct GraphQLSession {
         guard active.count < maximumSubscriptions else {
             return [.send(appSyncError(id: id, "MaxSubscriptionsReachedError", "Max number of subscriptions reached"))]
         }
-        return start(id: id, query: request["query"], variables: request["variables"], identity: identity)
+        return start(
+            id: id, query: request["query"], variables: request["variables"], operationName: request["operationName"],
+            identity: identity)
     }
 
     /// Parses, validates and authorises one subscription; answers in the dialect's shape.
-    private mutating func start(id: String, query: Any?, variables: Any?, identity: EmulatorIdentity) -> [Action] {
+    private mutating func start(id: String, query: Any?, variables: Any?, operationName: Any?, identity: EmulatorIdentity) -> [Action] {
         guard let query = query as? String else { return [.send(errorFrame(id: id, [["message": "Must provide query string."]]))] }
-        switch GraphQLDocumentParser.parse(query, variables: variables as? [String: Any] ?? [:]) {
-        case .failure(let error):
-            if dialect == .graphqlWS {
-                return [.send(JSONText.encode(["type": "data", "id": id, "payload": ["data": NSNull(), "errors": [error.json]]])),
-                        .send(JSONText.encode(["type": "complete", "id": id]))]
-            }
-            return [.send(errorFrame(id: id, [error.json]))]
+        let read = SubscriptionDocument.read(
+            query, variables: variables as? [String: Any] ?? [:], operationName: operationName as? String)
+        switch read {
+        case .failure(let failure):
+            return refusal(id: id, failure)
         case .success(let subscription):
             if case .user(let userId) = identity, subscription.field != "subscribeOrganizationState", userId != subscription.argument {
                 return [.send(errorFrame(id: id, [[
@@ -165,6 +169,29 @@ struct GraphQLSession {
             var actions: [Action] = [.subscribe(id: id, subscription)]
             if case .appSync = dialect { actions.append(.send(JSONText.encode(["type": "start_ack", "id": id]))) }
             return actions
+        }
+    }
+
+    /// A refused document, as each dialect's reference server answers it:
+    /// - graphql-transport-ws (graphql-ws): syntax and validation errors are an `error` frame
+    ///   with the errors array and no `complete`; variable-coercion errors are the result of
+    ///   `subscribe()`, so a `next` carrying `{errors}` followed by `complete`.
+    /// - graphql-ws (subscriptions-transport-ws): a parse error is thrown, so an `error` frame
+    ///   whose payload is `{message}`; validation and coercion errors are a `data` frame with
+    ///   `{errors}` followed by `complete`.
+    /// - AppSync: an `error` frame with `payload.errors`.
+    private func refusal(id: String, _ failure: DocumentFailure) -> [Action] {
+        let errors = failure.errors.map(\.json)
+        let complete = JSONText.encode(["type": "complete", "id": id])
+        switch (dialect, failure.stage) {
+        case (.graphqlWS, .syntax):
+            return [.send(errorFrame(id: id, [["message": failure.errors.first?.message ?? "Syntax Error"]]))]
+        case (.graphqlWS, _):
+            return [.send(JSONText.encode(["type": "data", "id": id, "payload": ["errors": errors]])), .send(complete)]
+        case (.transportWS, .execution):
+            return [.send(JSONText.encode(["type": "next", "id": id, "payload": ["errors": errors]])), .send(complete)]
+        default:
+            return [.send(errorFrame(id: id, errors))]
         }
     }
 

@@ -32,8 +32,8 @@ enum LegacyEventMapping {
         }
     }
 
-    /// The `data` object of a result: `{"<field>": <selected fields>}`.
+    /// The `data` object of a result: `{"<alias or field>": <selected fields>}`.
     static func result(for subscription: LegacySubscription, payload: [String: Any]) -> [String: Any] {
-        [subscription.field: subscription.selection.project(payload)]
+        [subscription.responseKey: subscription.selection.project(payload)]
     }
 }

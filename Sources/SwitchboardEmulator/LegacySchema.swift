@@ -1,34 +1,76 @@
-/// The legacy GraphQL schema of contract §4, as the emulator validates documents against it.
+import GraphQL
+
+/// The legacy GraphQL schema of contract §4, built with GraphQLSwift from its SDL; subscription
+/// documents are parsed and validated against it (``SubscriptionDocument``).
 enum LegacySchema {
-    /// A selectable field: a leaf, or an object with its own fields.
-    indirect enum FieldType: Sendable {
-        case leaf
-        case object([String: FieldType])
-    }
+    /// Contract §4, verbatim apart from comments.
+    static let sdl = """
+        enum LicensePhase { SetupStatus Valid NoticePeriod GracePeriod RenewalOverdue Invalid }
+        enum ArchiveStatus { Pending Uploading Processing Ready Failed Deleted }
+        enum TokenRevokeReason { PASSWORD_CHANGED }
 
-    static let deviceState: [String: FieldType] = fields(
-        "deviceGroupID", "orgId", "thingName", "derivant", "mac", "online", "recording", "fwUpdateState")
-    static let archiveState: [String: FieldType] = fields(
-        "deviceGroupID", "orgId", "thingName", "derivant", "mac", "archiveId", "status", "videoLength",
-        "videoSize", "cloudSize", "hasH265", "createdAt")
-    static let organizationState: [String: FieldType] = {
-        var result = fields("orgId", "licensePhase", "isFreePlan")
-        var setting = fields("uuid", "termsAgreement")
-        setting["options"] = .object(fields("key", "enabled"))
-        result["AIControlSetting"] = .object(setting)
-        return result
+        type DeviceState {
+          deviceGroupID: String
+          orgId: String
+          thingName: String
+          derivant: String
+          mac: String
+          online: Boolean
+          recording: Boolean
+          fwUpdateState: Int
+        }
+
+        type ArchiveState {
+          deviceGroupID: String
+          orgId: String
+          thingName: String
+          derivant: String
+          mac: String
+          archiveId: String
+          status: ArchiveStatus
+          videoLength: Float
+          videoSize: Float
+          cloudSize: Float
+          hasH265: Boolean
+          createdAt: String
+        }
+
+        type AIOption { key: String! enabled: Boolean! }
+        type AIControlSetting { uuid: String termsAgreement: Boolean options: [AIOption!] }
+
+        type OrganizationState {
+          orgId: String
+          licensePhase: LicensePhase
+          isFreePlan: Boolean
+          AIControlSetting: AIControlSetting
+        }
+
+        type RoleChange { reason: String }
+
+        type UserTokenRevoke {
+          userId: ID!
+          revokedAt: String!
+          reason: TokenRevokeReason
+          requestId: String
+        }
+
+        type Query { health: String }
+
+        type Subscription {
+          subscribeDeviceState(userId: ID!): DeviceState
+          subscribeOrganizationState(orgId: ID!): OrganizationState
+          subscribeArchiveState(userId: ID!): ArchiveState
+          subscribeRoleChange(userId: ID!): RoleChange
+          subscribeUserTokenRevoke(userId: ID!): UserTokenRevoke
+        }
+        """
+
+    /// The schema; built once (the SDL is a constant, so a failure is a programming error).
+    static let schema: GraphQLSchema = {
+        do {
+            return try buildSchema(source: sdl)
+        } catch {
+            fatalError("the legacy schema does not build: \(error)")
+        }
     }()
-
-    /// Each subscription field: its one required argument and its result type's fields.
-    static let subscriptions: [String: (argument: String, fields: [String: FieldType])] = [
-        "subscribeDeviceState": ("userId", deviceState),
-        "subscribeOrganizationState": ("orgId", organizationState),
-        "subscribeArchiveState": ("userId", archiveState),
-        "subscribeRoleChange": ("userId", fields("reason")),
-        "subscribeUserTokenRevoke": ("userId", fields("userId", "revokedAt", "reason", "requestId")),
-    ]
-
-    private static func fields(_ names: String...) -> [String: FieldType] {
-        Dictionary(uniqueKeysWithValues: names.map { ($0, FieldType.leaf) })
-    }
 }

@@ -38,6 +38,51 @@ struct GraphQLAppSyncDialectTests {
         #expect(result.first("complete")?.id == "sub-1")
     }
 
+    @Test func headerSubprotocolCarriesTheConnectAuth() async throws {
+        let auth = ["host": "h", "x-api-key": testAPIKey]
+        let startData = try JSONSerialization.data(withJSONObject: Self.start("sub-1", auth: auth))
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: try appSyncHeaderSubprotocol(auth)) { socket in
+                try await socket.send(["type": "connection_init"])
+                _ = try await socket.next(ofType: "connection_ack")
+                try await socket.sendText(String(decoding: startData, as: UTF8.self))
+                _ = try await socket.next(ofType: "start_ack")
+            }
+        }
+        // The AppSync dialect (not the Apollo one, which would answer `connection_ack` then `ka`).
+        #expect(result.frames.map(\.type) == ["connection_ack", "start_ack"])
+        #expect((result.first("connection_ack")?.object["payload"] as? [String: Any])?["connectionTimeoutMs"] as? Int == 300_000)
+        let refused = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: try appSyncHeaderSubprotocol(["host": "h", "x-api-key": "bad"])) { socket in
+                try await socket.send(["type": "connection_init"])
+                while try await socket.next() != nil {}
+            }
+        }
+        let errors = (refused.first("connection_error")?.object["payload"] as? [String: Any])?["errors"] as? [[String: Any]]
+        #expect(errors?.first?["errorType"] as? String == "UnauthorizedException")
+    }
+
+    @Test func invalidDocumentIsAnErrorWithAnErrorsList() async throws {
+        let auth = ["host": "h", "x-api-key": testAPIKey]
+        let request = try JSONSerialization.data(withJSONObject: ["query": #"subscription { subscribeRoleChange(userId: "u1") { nope } }"#])
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { emulator, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: "graphql-ws", appSyncHeader: auth) { socket in
+                try await socket.send(["type": "connection_init"])
+                _ = try await socket.next(ofType: "connection_ack")
+                try await socket.send(["type": "start", "id": "bad", "payload": [
+                    "data": String(decoding: request, as: UTF8.self), "extensions": ["authorization": auth],
+                ]])
+                _ = try await socket.next(ofType: "error")
+                #expect(emulator.subscriptionCount == 0)
+            }
+        }
+        let error = try #require(result.first("error"))
+        #expect(error.id == "bad")
+        let errors = try #require((error.object["payload"] as? [String: Any])?["errors"] as? [[String: Any]])
+        #expect(errors.first?["message"] as? String == #"Cannot query field "nope" on type "RoleChange"."#)
+        #expect(result.first("start_ack") == nil)
+    }
+
     @Test func badHeaderIsRefusedWithConnectionError() async throws {
         let result = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
             try await withGraphQLSocket(endpoints, subprotocol: "graphql-ws", appSyncHeader: ["host": "h", "x-api-key": "bad"]) { socket in

@@ -62,11 +62,29 @@ struct GraphQLLegacyProtocolTests {
             }
         }
         let data = try #require(result.first("data"))
-        let errors = try #require((data.object["payload"] as? [String: Any])?["errors"] as? [[String: Any]])
+        let payload = try #require(data.object["payload"] as? [String: Any])
+        #expect(payload["data"] == nil)
+        let errors = try #require(payload["errors"] as? [[String: Any]])
         #expect(errors.first?["message"] as? String == #"Cannot query field "nope" on type "RoleChange"."#)
         let location = try #require((errors.first?["locations"] as? [[String: Any]])?.first)
         #expect(location["line"] as? Int == 2)
         #expect(location["column"] as? Int == 39)
+    }
+
+    @Test func syntaxErrorIsAnErrorWithAMessageAndNoComplete() async throws {
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: "graphql-ws") { socket in
+                _ = try await socket.initialize(token: testAPIKey)
+                try await socket.send(["type": "start", "id": "s", "payload": ["query": "subscription { subscribeRoleChange( }"]])
+                try await socket.send(["type": "start", "id": "v", "payload": ["query": "subscription { subscribeRoleChange { reason } }"]])
+                _ = try await socket.next(ofType: "complete")
+            }
+        }
+        let frames = result.frames.filter { $0.type != "ka" }
+        #expect(frames.map { "\($0.type ?? "")/\($0.id ?? "")" } == ["connection_ack/", "error/s", "data/v", "complete/v"])
+        let payload = try #require(result.first("error")?.object["payload"] as? [String: Any])
+        #expect((payload["message"] as? String)?.hasPrefix("Syntax Error:") == true)
+        #expect(payload.keys.sorted() == ["message"])
     }
 
     @Test func jwtForAnotherUserGetsAnErrorForThatSubscription() async throws {

@@ -30,6 +30,15 @@ func withGraphQLSocket(
     return SocketResult(close: close, frames: received.withLock { $0 })
 }
 
+/// The `Sec-WebSocket-Protocol` value an AppSync client offers when it carries the connect-time
+/// auth in a `header-<base64url>` subprotocol instead of the `header` query parameter.
+func appSyncHeaderSubprotocol(_ auth: [String: String]) throws -> String {
+    let data = try JSONSerialization.data(withJSONObject: auth, options: [.sortedKeys])
+    let header = data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+    return "graphql-ws, header-\(header)"
+}
+
 extension TestSocket {
     /// Sends `connection_init` with `{"Authorization": token}` and returns the answer.
     func initialize(token: String) async throws -> Frame? {

@@ -70,6 +70,58 @@ struct GraphQLTransportProtocolTests {
         #expect((errors.first?["locations"] as? [[String: Any]])?.first?["column"] as? Int == 16)
     }
 
+    @Test func syntaxErrorIsAnErrorFrameAndNoComplete() async throws {
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: "graphql-transport-ws") { socket in
+                _ = try await socket.initialize(token: testAPIKey)
+                try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": "subscription { subscribeRoleChange("]])
+                try await socket.send(["type": "ping"])
+                _ = try await socket.next(ofType: "pong")
+            }
+        }
+        #expect(result.frames.map(\.type) == ["connection_ack", "error", "pong"])
+        let errors = try #require(result.first("error")?.object["payload"] as? [[String: Any]])
+        #expect(errors.count == 1)
+        #expect((errors.first?["message"] as? String)?.hasPrefix("Syntax Error:") == true)
+        #expect((errors.first?["locations"] as? [[String: Any]])?.first?["column"] as? Int == 36)
+    }
+
+    @Test func missingVariableIsANextWithErrorsThenComplete() async throws {
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { emulator, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: "graphql-transport-ws") { socket in
+                _ = try await socket.initialize(token: testAPIKey)
+                try await socket.send(["type": "subscribe", "id": "v", "payload": [
+                    "query": "subscription S($u: ID!) { subscribeRoleChange(userId: $u) { reason } }", "variables": [:] as [String: Any],
+                ]])
+                _ = try await socket.next(ofType: "complete")
+                #expect(emulator.subscriptionCount == 0)
+            }
+        }
+        #expect(result.frames.map(\.type) == ["connection_ack", "next", "complete"])
+        let payload = try #require(result.first("next")?.object["payload"] as? [String: Any])
+        let errors = try #require(payload["errors"] as? [[String: Any]])
+        #expect(errors.first?["message"] as? String == #"Variable "$u" of required type "ID!" was not provided."#)
+        #expect(payload["data"] == nil)
+    }
+
+    @Test func aliasesRenameTheDeliveredFields() async throws {
+        let query = #"subscription { mine: subscribeRoleChange(userId: "u1") { why: reason ...More } } fragment More on RoleChange { kind: __typename }"#
+        let result = try await withRunningEmulator(configuration: testConfiguration()) { emulator, endpoints in
+            try await withGraphQLSocket(endpoints, subprotocol: "graphql-transport-ws") { socket in
+                _ = try await socket.initialize(token: testAPIKey)
+                try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": query]])
+                await emulator.waitForSubscriptions(1)
+                try emulator.publish(channel: "vortex-app/user/u1/roleChanged", event: #"{"eventType":"user/roleChanged","reason":"promoted"}"#)
+                _ = try await socket.next(ofType: "next")
+            }
+        }
+        let data = try #require((result.first("next")?.object["payload"] as? [String: Any])?["data"] as? [String: Any])
+        #expect(Array(data.keys) == ["mine"])
+        let mine = try #require(data["mine"] as? [String: Any])
+        #expect(mine.keys.sorted() == ["kind", "why"])
+        #expect(mine["why"] as? String == "promoted" && mine["kind"] as? String == "RoleChange")
+    }
+
     @Test func jwtForAnotherUserGetsAnErrorArray() async throws {
         let token = makeJWT(sub: "u1")
         let result = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
