@@ -49,8 +49,10 @@ extension TestSocket {
 
 extension SwitchboardEmulator {
     /// Waits (yielding, not sleeping) until `count` subscriptions are live on the bus.
+    /// Waits until the emulator holds `count` subscriptions, checking every 2 ms (a busy loop
+    /// would starve the other tests on a small machine); gives up when the task is cancelled.
     func waitForSubscriptions(_ count: Int) async {
-        while subscriptionCount < count { await Task.yield() }
+        while subscriptionCount < count, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }
 
