@@ -115,17 +115,25 @@ struct AppSyncEndToEndTests {
             var roles = await h.notifier.roleValues().makeAsyncIterator()
             let states = await h.notifier.connectionStates()
             try await h.waitForSubscriptions(1)
-            let total = 300
-            let publisher = Task {
-                for n in 0..<total {
+            // Publish before, throughout and after the replacement: until the new socket has
+            // taken over, then 30 more.
+            let replacements = { (try? metrics.expectCounter("switchboard.appsync.replacements").totalValue) ?? 0 }
+            let publisher = Task { () -> Int in
+                var n = 0
+                func publishNext() async throws {
                     try h.publish("roleChanged", Payload.role("n-\(n)"))
-                    if n == 30 { h.clock.advance(by: .seconds(60)) }
+                    n += 1
                     try await Task.sleep(for: .milliseconds(2))
                 }
+                for _ in 0..<30 { try await publishNext() }
+                h.clock.advance(by: .seconds(60))
+                while replacements() == 0 { try await publishNext() }
+                for _ in 0..<30 { try await publishNext() }
+                return n
             }
+            let total = try await publisher.value
             var reasons: [String] = []
             while reasons.count < total, let role = await roles.next() { reasons.append(role.reason ?? "?") }
-            try await publisher.value
             #expect(reasons == (0..<total).map { "n-\($0)" })
             #expect(try metrics.expectCounter("switchboard.appsync.replacements").totalValue == 1)
             #expect(try metrics.expectCounter("switchboard.appsync.reconnects").totalValue == 0)

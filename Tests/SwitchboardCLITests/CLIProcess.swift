@@ -23,8 +23,13 @@ final class CLIProcess: @unchecked Sendable {
     private var errText = ""
     private var outBuffer = Data()
     private var lineWaiters: [(count: Int, continuation: CheckedContinuation<[String], Never>)] = []
+    private var exited = false
+    private var exitWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Launches run on this queue, one at a time, off the tasks' threads.
+    private static let launcher = DispatchQueue(label: "switchboard.cli-tests.launcher")
+
+    init(_ arguments: [String], environment: [String: String] = [:]) async throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
@@ -35,14 +40,28 @@ final class CLIProcess: @unchecked Sendable {
         process.standardError = stderr
         stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.receiveOut(handle.availableData) }
         stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.receiveErr(handle.availableData) }
-        try process.run()
+        // Exit is observed, never waited for on a thread: on Linux, Swift concurrency runs on
+        // libdispatch's worker threads, so a blocked `waitUntilExit()` starves every other test.
+        // A process that exits before printing what a test waits for must not hang the test.
+        process.terminationHandler = { [weak self] _ in self?.processExited() }
+        let process = self.process
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Self.launcher.async {
+                do {
+                    try process.run()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 
     /// Waits until stdout holds at least `count` lines, or the process ended.
     func lines(atLeast count: Int) async -> [String] {
         await withCheckedContinuation { continuation in
             lock.lock()
-            if outLines.count >= count || !process.isRunning {
+            if outLines.count >= count || exited {
                 let lines = outLines
                 lock.unlock()
                 continuation.resume(returning: lines)
@@ -53,18 +72,25 @@ final class CLIProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits for the process to exit and returns its status with everything it printed.
+    /// Waits for the process to exit (without blocking a thread) and returns its status with
+    /// everything it printed.
     func finish() async -> (status: Int32, out: [String], err: String) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.process.waitUntilExit()
+            lock.lock()
+            if exited {
+                lock.unlock()
                 continuation.resume()
+            } else {
+                exitWaiters.append(continuation)
+                lock.unlock()
             }
         }
+        // What the process wrote is in the pipes; read it without waiting for end of file, which
+        // a child spawned meanwhile by another test may delay by inheriting the write end.
         stdout.fileHandleForReading.readabilityHandler = nil
         stderr.fileHandleForReading.readabilityHandler = nil
-        receiveOut(stdout.fileHandleForReading.readDataToEndOfFile())
-        receiveErr(stderr.fileHandleForReading.readDataToEndOfFile())
+        receiveOut(Self.drain(stdout.fileHandleForReading))
+        receiveErr(Self.drain(stderr.fileHandleForReading))
         let (waiters, lines, err) = lock.withLock { () -> ([(count: Int, continuation: CheckedContinuation<[String], Never>)], [String], String) in
             defer { lineWaiters.removeAll() }
             return (lineWaiters, outLines, errText)
@@ -90,6 +116,34 @@ final class CLIProcess: @unchecked Sendable {
         let lines = outLines
         lock.unlock()
         for continuation in ready { continuation.resume(returning: lines) }
+    }
+
+    private func processExited() {
+        let (waiters, lines) = lock.withLock { () -> ([CheckedContinuation<[String], Never>], [String]) in
+            exited = true
+            defer { lineWaiters.removeAll() }
+            return (lineWaiters.map(\.continuation), outLines)
+        }
+        for continuation in waiters { continuation.resume(returning: lines) }
+        let exits = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            defer { exitWaiters.removeAll() }
+            return exitWaiters
+        }
+        for continuation in exits { continuation.resume() }
+    }
+
+    /// Everything readable now, without blocking.
+    private static func drain(_ handle: FileHandle) -> Data {
+        let fd = handle.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }  // 0: end of file; -1: nothing more now (EAGAIN)
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
     }
 
     private func receiveErr(_ data: Data) {

@@ -7,7 +7,7 @@ import Testing
 struct CLIRunTests {
     @Test("demo runs the nine event types over AppSync Events and exits 0 with a summary")
     func demo() async throws {
-        let result = await (try CLIProcess(["demo", "--events", "9"])).finish()
+        let result = await (try await CLIProcess(["demo", "--events", "9"])).finish()
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(result.out.contains("total: 9 of 9 events received"), "\(result.out)")
         #expect(result.out.contains { $0.hasPrefix("latency publish → consumer: p50 ") })
@@ -21,7 +21,7 @@ struct CLIRunTests {
 
     @Test("demo runs over the legacy transport too", arguments: ["graphql-ws", "graphql-transport-ws"])
     func demoGraphQL(dialect: String) async throws {
-        let result = await (try CLIProcess(["demo", "--transport", "graphql", "--graphql-protocol", dialect, "--events", "9"])).finish()
+        let result = await (try await CLIProcess(["demo", "--transport", "graphql", "--graphql-protocol", dialect, "--events", "9"])).finish()
         #expect(result.status == 0, "stderr: \(result.err)")
         #expect(result.out.contains("total: 9 of 9 events received"), "\(result.out)")
     }
@@ -31,7 +31,7 @@ struct CLIRunTests {
         let configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: ["cli-key"]), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
-            let cli = try CLIProcess([
+            let cli = try await CLIProcess([
                 "listen", "--transport", "appsync", "--url", endpoints.realtimeURL, "--auth", "api-key:cli-key",
                 "--user-id", "u1", "--org-id", "o1", "--streams", "role,devicePresence", "--count", "2", "--timeout", "20",
             ])
@@ -57,7 +57,7 @@ struct CLIRunTests {
         let configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: ["cli-key"]), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withRunningEmulator(configuration: configuration) { _, endpoints in
-            let result = await (try CLIProcess([
+            let result = await (try await CLIProcess([
                 "listen", "--url", endpoints.realtimeURL, "--auth", "api-key:wrong-key", "--user-id", "u1", "--org-id", "o1",
                 "--timeout", "20",
             ])).finish()
