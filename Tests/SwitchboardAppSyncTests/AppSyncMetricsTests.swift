@@ -107,8 +107,8 @@ func authorizationRedacted() {
     }
 }
 
-/// Collects every log line, at every level, with its metadata.
-private struct LineCollector: LogHandler {
+/// Collects every log line, at every level, with its metadata, for the secrets checks.
+struct LineCollector: LogHandler {
     let lines: LockedBox<[String]>
     init(_ lines: LockedBox<[String]>) { self.lines = lines }
     var metadata: Logger.Metadata = [:]

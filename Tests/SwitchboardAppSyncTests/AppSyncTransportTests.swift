@@ -5,21 +5,6 @@ import SwitchboardCore
 import SwitchboardTesting
 import Testing
 
-/// Captures every log line, at every level, for the secrets check.
-private final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    static let lines = LockedBox<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        Self.lines.mutate { $0.append("\(event.message) \(merged)") }
-    }
-}
-
 /// A thread-safe box for test bookkeeping.
 final class LockedBox<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
@@ -35,11 +20,12 @@ struct AppSyncTransportTests {
     func authorizationAndSecrets() async throws {
         let connector = ScriptedWebSocketConnector()
         let reasons = LockedBox<[TokenRequestReason]>([])
+        let lines = LockedBox<[String]>([])
         let transport = AppSyncEventsTransport(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: .sessionToken, clock: ManualClock(),
-                logger: Logger(label: "test", factory: { _ in CapturingLogHandler() })),
+                logger: Logger(label: "test", factory: { _ in LineCollector(lines) })),
             connector: connector)
         async let running: Void = transport.run()
         var events = transport.events.makeAsyncIterator()
@@ -80,7 +66,7 @@ struct AppSyncTransportTests {
 
         transport.shutDown()
         try await running
-        let logged = CapturingLogHandler.lines.value.joined(separator: "\n")
+        let logged = lines.value.joined(separator: "\n")
         #expect(!logged.isEmpty)
         #expect(!logged.contains("secret-token"), "no token in any log line")
         #expect(!logged.contains(header), "no header subprotocol in any log line")
