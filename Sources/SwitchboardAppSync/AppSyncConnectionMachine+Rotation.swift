@@ -7,7 +7,10 @@ import SwitchboardCore
 /// Only once each has been answered does the candidate become the current connection; the old
 /// one is then closed and *retires*: it is read until the server's close, since data frames it
 /// sent before the close still count. While two sockets overlap, the same subscription may
-/// receive one event on both; each event is delivered once (`deliver(key:events:from:)`).
+/// receive one event on both, and the server writes each socket on its own, so their frames
+/// interleave in any order. The old socket's events are delivered as they come; the new
+/// socket's are held until the old one has closed, then delivered unless the old one already
+/// did: each event once, in publish order (`deliver(key:events:from:)`).
 ///
 /// If the candidate fails (refused, timed out, closed), the current connection carries on and
 /// the replacement is tried again after `replacementRetryDelay`. If the current connection
@@ -53,7 +56,7 @@ extension AppSyncConnectionMachine {
         default:
             break
         }
-        guard let due = replaceAt, now >= due, candidate == nil, case .connected = phase else { return [] }
+        guard let due = replaceAt, now >= due, candidate == nil, retiring == nil, case .connected = phase else { return [] }
         replaceAt = nil
         let next = nextGeneration()
         candidate = Candidate(generation: next)
@@ -183,8 +186,9 @@ extension AppSyncConnectionMachine {
     mutating func abandonReplacement(_ error: SwitchboardError, at now: Instant, closing: Bool = true) -> [Action] {
         guard let candidate else { return [] }
         self.candidate = nil
-        // The old socket may still bring copies of what the candidate delivered.
-        if retiring == nil, !overlap.isEmpty { overlapExpiry = now.advanced(by: overlapGrace) }
+        // The current socket carried everything the candidate held back.
+        held.removeAll()
+        overlap.removeAll()
         replaceAt = now.advanced(by: replacementRetryDelay)
         let failure = SwitchboardError(
             code: error.code, message: "replacing the connection before its lifetime ends failed; trying again in \(replacementRetryDelay)",
@@ -208,14 +212,20 @@ extension AppSyncConnectionMachine {
         }
     }
 
-    /// The retiring socket closed. The new socket's copies of events the old one delivered may
-    /// still be on their way (the server writes each socket on its own), so they are matched
-    /// for `overlapGrace` more, and only then forgotten.
+    /// The retiring socket closed: what the new socket held back is delivered, except what the
+    /// old one already delivered. The new socket's copies of old events may still be on their way,
+    /// so those are matched for `overlapGrace` more, and only then forgotten.
     mutating func retired(at now: Instant) -> [Action] {
         guard let retiring else { return [] }
         self.retiring = nil
-        if candidate == nil { overlapExpiry = now.advanced(by: overlapGrace) }
-        return failPublishes(SwitchboardError(
+        var actions: [Action] = []
+        for (key, events) in held where subscriptions[key] != nil {
+            let fresh = events.filter { !matchesOldDelivery(key: key, event: $0) }
+            if !fresh.isEmpty { actions.append(.deliver(key: key, events: fresh)) }
+        }
+        held.removeAll()
+        if !overlap.isEmpty { overlapExpiry = now.advanced(by: overlapGrace) }
+        return actions + failPublishes(SwitchboardError(
             code: .network, message: "the replaced connection closed before the publish was answered; the events may or may not have been published"
         )) { $0 == retiring.generation }
     }
@@ -232,6 +242,7 @@ extension AppSyncConnectionMachine {
         }
         candidate = nil
         retiring = nil
+        held.removeAll()
         overlap.removeAll()
         overlapExpiry = nil
         return actions
@@ -246,26 +257,30 @@ extension AppSyncConnectionMachine {
 
     // MARK: Delivery
 
-    /// Delivers `events` for `key` from socket `generation`. While two sockets overlap, an event
-    /// text already delivered from the other socket, and not yet matched, is the same event
-    /// arriving twice: it is dropped once. Identical texts from one socket are all delivered.
-    /// After the overlap, during its grace period, late copies are still matched but nothing
-    /// new is recorded.
+    /// Delivers `events` for `key` from socket `generation`. While two sockets overlap, the
+    /// older one's events go out at once and are remembered; the newer one's are held until the
+    /// older has closed (see `retired(at:)`). Afterwards, during the grace period, a late copy of
+    /// an event the old socket delivered is dropped once. Identical texts on one socket are
+    /// separate events.
     mutating func deliver(key: SubscriptionKey, events: [String], from generation: Int) -> [Action] {
-        if overlap.isEmpty, candidate == nil, retiring == nil { return [.deliver(key: key, events: events)] }
-        let recording = candidate != nil || retiring != nil
-        var fresh: [String] = []
-        for event in events {
-            let overlapKey = OverlapKey(key: key, event: event)
-            var counts = overlap[overlapKey, default: [:]]
-            if let other = counts.first(where: { $0.key != generation && $0.value > 0 })?.key {
-                counts[other, default: 0] -= 1
-            } else {
-                if recording { counts[generation, default: 0] += 1 }
-                fresh.append(event)
-            }
-            overlap[overlapKey] = counts.isEmpty || counts.values.allSatisfy({ $0 == 0 }) ? nil : counts
+        let older = retiring?.generation ?? (candidate == nil ? nil : self.generation)
+        if generation == older {
+            for event in events { overlap[OverlapKey(key: key, event: event), default: 0] += 1 }
+            return [.deliver(key: key, events: events)]
         }
+        if older != nil {
+            held.append((key, events))
+            return []
+        }
+        let fresh = overlap.isEmpty ? events : events.filter { !matchesOldDelivery(key: key, event: $0) }
         return fresh.isEmpty ? [] : [.deliver(key: key, events: fresh)]
+    }
+
+    /// Whether the old socket delivered this event and its copy is now consumed.
+    private mutating func matchesOldDelivery(key: SubscriptionKey, event: String) -> Bool {
+        let overlapKey = OverlapKey(key: key, event: event)
+        guard let count = overlap[overlapKey] else { return false }
+        overlap[overlapKey] = count > 1 ? count - 1 : nil
+        return true
     }
 }

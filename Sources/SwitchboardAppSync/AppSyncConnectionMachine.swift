@@ -81,8 +81,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     var candidate: Candidate?
     /// The replaced socket, drained until it closes.
     var retiring: Retiring?
-    /// Events seen while two sockets overlap, for delivering each once (see `+Rotation`).
-    var overlap: [OverlapKey: [Int: Int]] = [:]
+    /// Events the old socket delivered while two sockets overlap, not yet matched by their copy
+    /// from the new one (see `+Rotation`).
+    var overlap: [OverlapKey: Int] = [:]
+    /// The new socket's events, held until the old socket has closed.
+    var held: [(key: SubscriptionKey, events: [String])] = []
     /// When the overlap's late copies stop being matched.
     var overlapExpiry: Instant?
     /// The last candidate's credentials were refused: the next one asks for fresh ones.
