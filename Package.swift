@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardConfigurationTests",
             dependencies: [
-                "SwitchboardConfiguration", "Switchboard",
+                "SwitchboardConfiguration", "Switchboard", "SwitchboardTesting",
                 .product(
                     name: "Configuration",
                     package: "swift-configuration",

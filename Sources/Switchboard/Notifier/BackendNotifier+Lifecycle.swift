@@ -6,11 +6,17 @@ extension BackendNotifier {
     /// Follows the session: connect on sign-in, move on a change of user or organization,
     /// disconnect on sign-out.
     func apply(_ session: Session) {
+        if pendingSwitch != nil {
+            applyDuringSwitch(session)
+            return
+        }
         switch session {
         case .signedOut:
             guard identity != nil else { return }
             logger.debug("signed out: disconnecting")
             identity = nil
+            pendingGap = nil
+            connectionResetRequested = true
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
@@ -28,6 +34,8 @@ extension BackendNotifier {
             if identity != nil {
                 logger.debug("identity changed: resubscribing", metadata: ["switchboard.user": "\(next.userId)"])
                 send(table.removeAll())
+                pendingGap = nil
+                connectionResetRequested = true
             } else {
                 logger.debug("signed in: connecting", metadata: ["switchboard.user": "\(next.userId)"])
             }
@@ -38,9 +46,28 @@ extension BackendNotifier {
         }
     }
 
+    /// While a switch of transport waits for the old transport to stop, nothing is sent to
+    /// either; the new transport connects as whoever is signed in when it starts.
+    private func applyDuringSwitch(_ session: Session) {
+        reportedPlanFailures.removeAll()
+        switch session {
+        case .signedOut:
+            logger.debug("signed out during a switch of transport")
+            identity = nil
+            pendingGap = nil
+            setConnectionState(.idle, transport: transportKind)
+        case .signedIn(let next):
+            logger.debug("signed in during a switch of transport", metadata: ["switchboard.user": "\(next.userId)"])
+            if identity == nil, let pendingSwitch {
+                setConnectionState(.connecting(attempt: 1), transport: pendingSwitch.next.kind)
+            }
+            identity = next
+        }
+    }
+
     /// Brings the transport's subscriptions in line with what consumers want.
     func reconcile() {
-        guard let identity, lifecycle != .shutDown else { return }
+        guard let identity, lifecycle != .shutDown, pendingSwitch == nil else { return }
         let wanted = Set(consumers.values.map(\.stream))
         let plan = SubscriptionPlanner.plan(
             for: wanted, kind: transportKind, identity: identity, namespace: configuration.namespace)
@@ -73,13 +100,19 @@ extension BackendNotifier {
     func handle(_ event: TransportEvent) {
         switch event {
         case .connectionStateChanged(let state):
-            connectionState = state
-            logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
-            for observer in stateObservers.values { observer.yield(state) }
-            broker.publish(ConnectionStateChangedEvent(state: state, transport: transportKind))
+            let previous = connectionState
+            setConnectionState(state, transport: transportKind)
+            if previous == .connected, state != .connected, identity != nil, !connectionResetRequested {
+                pendingGap = pendingGap ?? .reconnected
+            }
             switch state {
             case .connected:
+                connectionResetRequested = false
                 reconcile()
+                if let gap = pendingGap {
+                    pendingGap = nil
+                    deliveryResumed(after: gap)
+                }
             case .connecting, .waitingToReconnect, .idle, .shutDown:
                 send(table.connectionLost())
             case .disconnected(let error):
@@ -98,6 +131,16 @@ extension BackendNotifier {
         case .error(let error):
             report(error)
         }
+    }
+
+    /// Records a new connection state and tells observers and the broker; a repeat of the
+    /// current state is not reported again.
+    func setConnectionState(_ state: ConnectionState, transport kind: TransportKind) {
+        guard state != connectionState else { return }
+        connectionState = state
+        logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
+        for observer in stateObservers.values { observer.yield(state) }
+        broker.publish(ConnectionStateChangedEvent(state: state, transport: kind))
     }
 
     func report(_ error: SwitchboardError, stream: StreamID? = nil) {

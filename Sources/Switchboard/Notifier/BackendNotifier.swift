@@ -24,6 +24,11 @@ import SwitchboardCore
 /// released, and when a stream has no consumers left its subscription is dropped. Events are
 /// decoded once, filtered by the optional ``EventFilter`` and fanned out through the
 /// ``EventBroker``, which also carries connection-state changes and errors as system events.
+///
+/// The transport can be switched while the notifier runs (``switchTransport(to:)-(TransportKind)``,
+/// or by following a configuration key with the `SwitchboardConfiguration` product): the old
+/// transport stops before the new one connects, consumers' streams continue, and nothing is
+/// delivered twice across the switch. See <doc:SwitchingTransportsLive>.
 public actor BackendNotifier {
     /// Settings that do not depend on the transport.
     public struct Configuration: Sendable {
@@ -37,12 +42,25 @@ public actor BackendNotifier {
         }
     }
 
+    /// Makes the transport of a kind, for a switch at runtime.
+    public typealias TransportFactory = @Sendable (TransportKind) throws -> any EventTransport
+
     enum Input: Sendable {
         case session(Session)
-        case transport(TransportEvent)
-        case transportFinished((any Error)?)
+        /// Something the transport of `generation` reported.
+        case transport(TransportEvent, generation: UInt64)
+        /// The `run()` of the transport of `generation` returned, and its events are no longer read.
+        case transportFinished(generation: UInt64, (any Error)?)
         case consumerEnded(Int)
         case observerEnded(Int)
+        /// A caller of `switchTransport(to:)` was cancelled while waiting.
+        case switchWaitCancelled(Int)
+    }
+
+    /// A transport for the driver task to run, with the generation that tags its events.
+    struct TransportSlot: Sendable {
+        var generation: UInt64
+        var transport: any EventTransport
     }
 
     enum Lifecycle { case idle, running, shutDown }
@@ -53,17 +71,36 @@ public actor BackendNotifier {
         var finish: @Sendable () -> Void
     }
 
-    /// The transport this notifier uses; exactly one is active.
-    public nonisolated let transportKind: TransportKind
+    /// The transport this notifier uses; exactly one is active. It changes when a switch at
+    /// runtime completes (``TransportChangedEvent``).
+    public nonisolated var transportKind: TransportKind { activeKind.withLock { $0 } }
     /// The broker every event, connection-state change and error goes through.
     public nonisolated let broker: EventBroker
 
-    let transport: any EventTransport
+    /// The active transport; while a switch is pending, the one being stopped.
+    var transport: any EventTransport
+    /// The generation of the transport whose events are accepted; a switch increments it, so
+    /// events still queued from the previous transport are recognised and dropped.
+    var generation: UInt64 = 0
+    /// A switch waiting for the previous transport's `run()` to return.
+    var pendingSwitch: PendingSwitch?
+    /// Callers of `switchTransport(to:)` waiting for the pending switch to complete.
+    var switchWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    /// Why events may have been missed since delivery last stopped; handed to
+    /// ``deliveryResumed(after:)`` once connected again.
+    var pendingGap: DeliveryGap?
+    /// The notifier itself asked for the next change of connection (sign-out, another identity),
+    /// so leaving `connected` is not a gap.
+    var connectionResetRequested = false
+    let activeKind: LockedValue<TransportKind>
+    let transportFactory: TransportFactory?
+    let slots: AsyncStream<TransportSlot>
+    let slotContinuation: AsyncStream<TransportSlot>.Continuation
     let sessionSource: SessionSource
     let configuration: Configuration
     let filter: (any EventFilter)?
-    let logger: Logger
-    let metrics: NotifierMetrics
+    var logger: Logger
+    var metrics: NotifierMetrics
     let inputs: AsyncStream<Input>
     let inputContinuation: AsyncStream<Input>.Continuation
     let decoder = JSONDecoder()
@@ -87,6 +124,8 @@ public actor BackendNotifier {
     ///   - filter: An optional filter applied before delivery; none by default.
     ///   - logger: Where to log (lifecycle at debug, frames at trace); nothing by default.
     ///   - metricsFactory: Where metrics go; the global `MetricsSystem` by default.
+    ///   - transportFactory: Makes a transport of a kind when ``switchTransport(to:)-(TransportKind)``
+    ///     asks for another one; without it, the transport cannot be switched at runtime.
     public init(
         transport: any EventTransport,
         session: SessionSource,
@@ -94,10 +133,12 @@ public actor BackendNotifier {
         broker: EventBroker = EventBroker(),
         filter: (any EventFilter)? = nil,
         logger: Logger = Logger(label: "switchboard.notifier", factory: { _ in SwiftLogNoOpLogHandler() }),
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil,
+        transportFactory: TransportFactory? = nil
     ) {
         self.transport = transport
-        self.transportKind = transport.kind
+        self.activeKind = LockedValue(transport.kind)
+        self.transportFactory = transportFactory
         self.sessionSource = session
         self.configuration = configuration
         self.broker = broker
@@ -107,10 +148,51 @@ public actor BackendNotifier {
         self.logger = logger
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
         (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
+        (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
+    }
+
+    /// Creates a notifier with the transport the selection names, and keeps `transportFactory`
+    /// to make another transport when ``switchTransport(to:)-(TransportSelection)`` asks for one.
+    ///
+    /// ```swift
+    /// let notifier = try BackendNotifier(selection: selection, session: session) { kind in
+    ///     switch kind {
+    ///     case .graphql: GraphQLTransport(configuration: graphQL, connector: connector)
+    ///     case .appsync: AppSyncEventsTransport(configuration: appSync, connector: connector)
+    ///     }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - selection: The resolved `transport = graphql | appsync` setting.
+    ///   - session: The sign-in state to follow.
+    ///   - configuration: Transport-independent settings.
+    ///   - broker: The broker to fan out through.
+    ///   - filter: An optional filter applied before delivery.
+    ///   - logger: Where to log.
+    ///   - metricsFactory: Where metrics go; the global `MetricsSystem` by default.
+    ///   - transportFactory: Makes the transport of a kind: now, for `selection`, and again for
+    ///     every switch at runtime. It must return a new transport of exactly that kind each time.
+    /// - Throws: ``SwitchboardError/Code/invalidConfiguration`` when `transportFactory` throws or
+    ///   makes a transport of another kind.
+    public init(
+        selection: TransportSelection,
+        session: SessionSource,
+        configuration: Configuration = Configuration(),
+        broker: EventBroker = EventBroker(),
+        filter: (any EventFilter)? = nil,
+        logger: Logger = Logger(label: "switchboard.notifier", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metricsFactory: (any MetricsFactory)? = nil,
+        transportFactory: @escaping TransportFactory
+    ) throws {
+        let transport = try Self.makeTransport(for: selection, with: transportFactory)
+        self.init(transport: transport, session: session, configuration: configuration, broker: broker,
+                  filter: filter, logger: logger, metricsFactory: metricsFactory, transportFactory: transportFactory)
     }
 
     /// Creates a notifier with the transport the selection names: `factory` is called once, for
-    /// exactly that kind.
+    /// exactly that kind. The notifier does not keep it, so its transport cannot be switched at
+    /// runtime; use ``init(selection:session:configuration:broker:filter:logger:metricsFactory:transportFactory:)``
+    /// for that.
     /// - Parameters:
     ///   - selection: The resolved `transport = graphql | appsync` setting.
     ///   - factory: Makes the transport of a kind.
@@ -149,26 +231,21 @@ public actor BackendNotifier {
         }
         lifecycle = .running
         logger.debug("notifier starting")
-        let transport = self.transport
+        slotContinuation.yield(TransportSlot(generation: generation, transport: transport))
+        let slots = self.slots
         let sessions = sessionSource.updates()
         let inputs = inputContinuation
         await withDiscardingTaskGroup { group in
+            // One transport at a time: the next one starts only after the previous one's run()
+            // returned and its events stopped being read.
             group.addTask {
-                do {
-                    try await transport.run()
-                    inputs.yield(.transportFinished(nil))
-                } catch {
-                    inputs.yield(.transportFinished(error))
-                }
+                for await slot in slots { await Self.drive(slot, inputs: inputs) }
             }
             group.addTask {
                 for await session in sessions { inputs.yield(.session(session)) }
             }
-            group.addTask {
-                for await event in transport.events { inputs.yield(.transport(event)) }
-            }
             for await input in self.inputs {
-                if case .transportFinished(let error) = input {
+                if case .transportFinished(let finished, let error) = input, finished == generation, pendingSwitch == nil {
                     if let error { logger.debug("transport ended", metadata: ["switchboard.error": "\(error)"]) }
                     break
                 }
@@ -186,10 +263,37 @@ public actor BackendNotifier {
         finishEverything()
     }
 
+    /// Runs one transport until its `run()` returns, feeding its events, tagged with its
+    /// generation, into `inputs`; reports the end only after the last event was fed.
+    nonisolated static func drive(_ slot: TransportSlot, inputs: AsyncStream<Input>.Continuation) async {
+        let transport = slot.transport
+        let error = await withDiscardingTaskGroup(returning: (any Error)?.self) { group in
+            group.addTask {
+                for await event in transport.events { inputs.yield(.transport(event, generation: slot.generation)) }
+            }
+            defer { group.cancelAll() }
+            do {
+                try await transport.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        inputs.yield(.transportFinished(generation: slot.generation, error))
+    }
+
     func finishEverything() {
         lifecycle = .shutDown
         transport.shutDown()
+        if let pendingSwitch { pendingSwitch.next.shutDown() }
+        pendingSwitch = nil
+        let waiters = switchWaiters.values
+        switchWaiters.removeAll()
+        for waiter in waiters {
+            waiter.resume(throwing: SwitchboardError(code: .shutDown, message: "the notifier shut down during a switch of transport"))
+        }
         inputContinuation.finish()
+        slotContinuation.finish()
         let finished = consumers.values
         consumers.removeAll()
         for consumer in finished {
@@ -205,14 +309,22 @@ public actor BackendNotifier {
     func handle(_ input: Input) {
         switch input {
         case .session(let session): apply(session)
-        case .transport(let event): handle(event)
+        case .transport(let event, let eventGeneration):
+            guard eventGeneration == generation else {
+                dropStale(event)
+                return
+            }
+            handle(event)
         case .consumerEnded(let id):
             guard consumers.removeValue(forKey: id) != nil else { return }
             reconcile()
         case .observerEnded(let id):
             stateObservers[id] = nil
             errorObservers[id] = nil
-        case .transportFinished: break
+        case .transportFinished(let finished, let error):
+            if let pendingSwitch, finished == pendingSwitch.retiringGeneration { completeSwitch(previousError: error) }
+        case .switchWaitCancelled(let id):
+            switchWaiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
         }
     }
 }

@@ -2,6 +2,9 @@ import CoreMetrics
 import SwitchboardCore
 
 /// The notifier's counters, with dotted names and the transport as a dimension.
+///
+/// A live switch of transport makes a new value for the new transport, so every counter carries
+/// the transport that produced what it counts.
 struct NotifierMetrics: Sendable {
     /// Typed values published to the broker.
     let delivered: Counter
@@ -13,13 +16,40 @@ struct NotifierMetrics: Sendable {
     let unrouted: Counter
     /// Errors reported to consumers.
     let errors: Counter
+    /// Events that arrived from this transport after a switch to another one had begun; dropped
+    /// so that nothing is delivered twice across the switch.
+    let staleEvents: Counter
+
+    private let factory: any MetricsFactory
 
     init(factory: any MetricsFactory, transport: TransportKind) {
+        self.factory = factory
         let dimensions = [("transport", transport.rawValue)]
         delivered = Counter(label: "switchboard.notifier.delivered", dimensions: dimensions, factory: factory)
         decodingFailures = Counter(label: "switchboard.notifier.decoding_failures", dimensions: dimensions, factory: factory)
         filtered = Counter(label: "switchboard.notifier.filtered", dimensions: dimensions, factory: factory)
         unrouted = Counter(label: "switchboard.notifier.unrouted", dimensions: dimensions, factory: factory)
         errors = Counter(label: "switchboard.notifier.errors", dimensions: dimensions, factory: factory)
+        staleEvents = Counter(label: "switchboard.notifier.stale_events", dimensions: dimensions, factory: factory)
+    }
+
+    /// The counters for `transport`, reporting to the same factory.
+    func forTransport(_ transport: TransportKind) -> NotifierMetrics {
+        NotifierMetrics(factory: factory, transport: transport)
+    }
+
+    /// Counts one completed switch of transport.
+    func countSwitch(from: TransportKind, to: TransportKind) {
+        Counter(
+            label: "switchboard.notifier.transport_switches",
+            dimensions: [("from", from.rawValue), ("to", to.rawValue)], factory: factory
+        ).increment()
+    }
+
+    /// Counts one switch that was refused (factory failure, wrong kind, no factory).
+    func countRefusedSwitch(to: TransportKind) {
+        Counter(
+            label: "switchboard.notifier.transport_switch_failures", dimensions: [("to", to.rawValue)], factory: factory
+        ).increment()
     }
 }
