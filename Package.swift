@@ -250,6 +250,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SwitchboardContractTests",
+            dependencies: [
+                "SwitchboardContract", "Switchboard",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
                 "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
