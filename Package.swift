@@ -151,7 +151,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator",
+                "SwitchboardEmulator", "SwitchboardContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
