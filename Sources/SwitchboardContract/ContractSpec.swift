@@ -41,7 +41,8 @@ public enum ContractSpec {
     /// Decodes and validates a document.
     ///
     /// Text that starts with `{` is read as JSON, anything else as YAML. The document must
-    /// decode as OpenAPI 3.1 (or 3.2) and pass OpenAPIKit's default validations.
+    /// decode as OpenAPI 3.1 (or 3.2) and pass OpenAPIKit's default validations, plus unique
+    /// operation ids across webhooks.
     /// - Parameters:
     ///   - data: The YAML or JSON bytes.
     ///   - source: The name messages use for the document, such as its path.
@@ -66,11 +67,23 @@ public enum ContractSpec {
                 code: .notOpenAPI, message: "\(source) is not an OpenAPI 3.1 document: \(reason(error))")
         }
         do {
-            _ = try document.validate()
+            _ = try document.validate(using: Validator().validating(operationIdsAreUniqueWithWebhooks))
         } catch {
             throw ContractError(code: .invalidOpenAPI, message: "\(source) is not valid OpenAPI: \(reason(error))")
         }
         return document
+    }
+
+    /// OpenAPIKit's default validations check that operation ids are unique among `paths` only;
+    /// this document's operations are webhooks, so they are included here.
+    static var operationIdsAreUniqueWithWebhooks: Validation<OpenAPI.Document> {
+        Validation(description: "Operation ids are unique across paths and webhooks") { context in
+            let document = context.subject
+            let pathItems = document.paths.values.compactMap { document.components[$0] }
+                + document.webhooks.values.compactMap { document.components[$0] }
+            let ids = pathItems.flatMap(\.endpoints).compactMap(\.operation.operationId)
+            return Set(ids).count == ids.count
+        }
     }
 
     /// OpenAPIKit's readable account of a decoding or validation error, with where it happened.

@@ -123,6 +123,10 @@ struct ContractDriftTests {
         let duplicateTags = ContractSpec.bundledText.replacingOccurrences(
             of: "x-appsync-namespace: vortex-app\n", with: "x-appsync-namespace: vortex-app\ntags: [{name: a}, {name: a}]\n")
         #expect(code(duplicateTags) == .invalidOpenAPI)
+        // OpenAPIKit checks operation ids only under `paths`; ContractSpec adds webhooks.
+        let duplicateIds = ContractSpec.bundledText.replacingOccurrences(
+            of: "operationId: userRoleChanged", with: "operationId: userTokenRevoked")
+        #expect(code(duplicateIds) == .invalidOpenAPI)
 
         let unreadable = #expect(throws: ContractError.self) {
             try EventContract(contentsOf: URL(fileURLWithPath: "/nonexistent/spec.yaml"))
