@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SwitchboardEmulator", targets: ["SwitchboardEmulator"]),
         .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
         .library(name: "SwitchboardAppSync", targets: ["SwitchboardAppSync"]),
+        .library(name: "SwitchboardContract", targets: ["SwitchboardContract"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
@@ -41,6 +42,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        // Without its default ExternalLoading trait, which only adds compile time.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(
@@ -134,11 +138,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "SwitchboardContract",
+            dependencies: [
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.embedInCode("Resources/appsync-events.openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchboard",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator",
+                "SwitchboardEmulator", "SwitchboardContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -233,6 +246,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardContractTests",
+            dependencies: [
+                "SwitchboardContract", "Switchboard",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
             ],
             swiftSettings: swiftSettings
         ),

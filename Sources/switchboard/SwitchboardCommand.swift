@@ -11,6 +11,7 @@ struct SwitchboardCommand: AsyncParsableCommand {
             variable, else the "transport" key of --config FILE, else appsync.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self, ServeCommand.self, ListenCommand.self, PublishCommand.self, FaultCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, ListenCommand.self, PublishCommand.self, FaultCommand.self,
+                      SchemaCommand.self]
     )
 }
