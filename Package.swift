@@ -258,6 +258,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MigrationTests",
+            dependencies: [
+                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
+                "SwitchboardEmulator", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
                 "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",

@@ -26,6 +26,13 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
 
+        /// The code with this stable name (see ``description``), such as `sessionExpired`; nil
+        /// for a name that is not a code.
+        package init?(name: String) {
+            guard let wrapped = Wrapped(rawValue: name) else { return nil }
+            self.init(wrapped)
+        }
+
         /// Authentication failed and could not be recovered by refreshing the token once.
         public static let sessionExpired = Code(.sessionExpired)
         /// A socket failure: connect refused, connection reset, unexpected close.

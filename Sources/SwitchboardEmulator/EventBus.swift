@@ -50,4 +50,9 @@ final class EventBus: Sendable {
 
     /// The number of live subscriptions, across all connections.
     var subscriptionCount: Int { subscribers.withLock { $0.count } }
+
+    /// The number of live subscriptions of each connection that has any.
+    var subscriptionCounts: [Int: Int] {
+        subscribers.withLock { state in state.keys.reduce(into: [:]) { $0[$1.connection, default: 0] += 1 } }
+    }
 }

@@ -165,6 +165,13 @@ struct GraphQLSession {
                     "errorType": "Unauthorized",
                 ]]))]
             }
+            // The AppSync dialect checked the limit before the document, as AppSync does; the
+            // other dialects have no standard limit, so the emulator's applies here.
+            guard active.count < maximumSubscriptions else {
+                return [.send(errorFrame(id: id, [[
+                    "message": "Max number of subscriptions reached", "errorType": "MaxSubscriptionsReachedError",
+                ]]))]
+            }
             active.insert(id)
             var actions: [Action] = [.subscribe(id: id, subscription)]
             if case .appSync = dialect { actions.append(.send(JSONText.encode(["type": "start_ack", "id": id]))) }

@@ -17,7 +17,8 @@ extension SwitchboardEmulator {
         public var keepAliveInterval: Duration
         /// The `connectionTimeoutMs` advertised in `connection_ack`. Defaults to 300 000.
         public var connectionTimeoutMs: Int
-        /// The most subscriptions one connection may hold (`MaxSubscriptionsReachedError` beyond).
+        /// The most subscriptions one connection may hold, on every protocol and dialect
+        /// (`MaxSubscriptionsReachedError` beyond).
         public var maximumSubscriptionsPerConnection: Int
         /// A JSON Lines file that records every frame in and out, or nil (the default) to record
         /// nothing. The file is created or truncated at start. See <doc:RecordingFormat>.

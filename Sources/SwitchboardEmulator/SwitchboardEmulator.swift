@@ -119,6 +119,14 @@ public struct SwitchboardEmulator: Sendable {
 
     /// The number of live subscriptions across every connection.
     public var subscriptionCount: Int { bus.subscriptionCount }
+
+    /// The number of live subscriptions of each connection that has any, by connection number
+    /// (1, 2, … in the order connections opened).
+    ///
+    /// After a reconnect, the old connection's subscriptions may linger until the server notices
+    /// it is gone; a test that waits for a connection numbered higher than the old one can tell
+    /// when a client has subscribed again.
+    public var subscriptionCountsByConnection: [Int: Int] { bus.subscriptionCounts }
 }
 
 /// Runs an emulator for the duration of `body`, then shuts it down gracefully.

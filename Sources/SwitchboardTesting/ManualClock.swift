@@ -60,7 +60,14 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private struct Waiter {
-        var count: Int
+        /// What the waiter waits for.
+        enum Condition {
+            /// At least this many parked sleepers.
+            case count(Int)
+            /// A parked sleeper whose deadline is at or before this instant.
+            case dueBy(Instant)
+        }
+        var condition: Condition
         var continuation: CheckedContinuation<Void, Never>?
     }
 
@@ -81,10 +88,22 @@ public final class ManualClock: Clock, Sendable {
             }
         }
 
-        /// Removes and returns the waiters whose count the parked sleepers now reach.
+        var earliestParkedDeadline: Instant? {
+            entries.values.compactMap { entry -> Instant? in
+                if case .parked(let deadline, _) = entry { deadline } else { nil }
+            }.min()
+        }
+
+        func isSatisfied(_ condition: Waiter.Condition) -> Bool {
+            switch condition {
+            case .count(let count): parkedCount >= count
+            case .dueBy(let instant): earliestParkedDeadline.map { $0 <= instant } ?? false
+            }
+        }
+
+        /// Removes and returns the waiters whose condition the parked sleepers now meet.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
-            let parked = parkedCount
-            let ready = waiters.filter { $0.value.count <= parked }
+            let ready = waiters.filter { isSatisfied($0.value.condition) }
             for id in ready.keys { waiters[id] = nil }
             return ready.values.compactMap(\.continuation)
         }
@@ -108,13 +127,7 @@ public final class ManualClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock(\.parkedCount) }
 
     /// The earliest deadline among the parked sleepers, or nil if none is parked.
-    public var nextDeadline: Instant? {
-        state.withLock { state in
-            state.entries.values.compactMap { entry -> Instant? in
-                if case .parked(let deadline, _) = entry { deadline } else { nil }
-            }.min()
-        }
-    }
+    public var nextDeadline: Instant? { state.withLock(\.earliestParkedDeadline) }
 
     /// Suspends until ``now`` reaches `deadline`. Returns at once if it already has.
     /// - Parameters:
@@ -225,17 +238,31 @@ public final class ManualClock: Clock, Sendable {
     /// returns early, without an error, if the waiting task is cancelled.
     /// - Parameter count: The number of parked sleepers to wait for.
     public func sleepers(atLeast count: Int) async {
+        await wait(for: .count(count))
+    }
+
+    /// Suspends until a task is parked in ``sleep(until:tolerance:)`` with a deadline at or before
+    /// `instant`. Returns at once if one already is.
+    ///
+    /// Use it to advance time only once the code under test has armed the timer that the advance
+    /// is meant to fire. It returns early, without an error, if the waiting task is cancelled.
+    /// - Parameter instant: The latest deadline that satisfies the wait.
+    public func sleeper(dueBy instant: Instant) async {
+        await wait(for: .dueBy(instant))
+    }
+
+    private func wait(for condition: Waiter.Condition) async {
         let id: UInt64? = state.withLock { state in
-            guard state.parkedCount < count else { return nil }
+            guard !state.isSatisfied(condition) else { return nil }
             let id = state.makeID()
-            state.waiters[id] = Waiter(count: count, continuation: nil)
+            state.waiters[id] = Waiter(condition: condition, continuation: nil)
             return id
         }
         guard let id else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready: Bool = state.withLock { state in
-                    guard state.waiters[id] != nil, state.parkedCount < count else {
+                    guard state.waiters[id] != nil, !state.isSatisfied(condition) else {
                         state.waiters[id] = nil
                         return true
                     }

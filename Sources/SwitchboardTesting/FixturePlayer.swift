@@ -1,0 +1,433 @@
+import Foundation
+import SwitchboardCore
+
+/// A ``WebSocketConnector`` that plays the server's side of a recorded ``Fixture`` to a client and
+/// checks the client's side against the recording.
+///
+/// Hand the player to a transport as its connector and run ``play()``. The player goes through
+/// the fixture in order:
+/// - a line of a connection not yet open waits for the client to connect (a recorded failed
+///   connect makes that attempt fail with the recorded error);
+/// - a frame or close *from the server* is sent;
+/// - a frame or close *from the client* is awaited and compared with the recording. Consecutive
+///   client frames on one connection may arrive in any order. Credentials are redacted on both
+///   sides, and operation ids are matched by position: the first id the client uses stands for
+///   the first id in the recording, and so on; the server's frames are rewritten to the client's
+///   ids.
+///
+/// With a ``ManualClock`` (the one the transport uses), the player also moves time as the
+/// recording did: before it sends a server line it advances the clock to the line's offset, and
+/// while it waits for the client it advances to the awaited line's offset as soon as the client
+/// has armed a timer due by then (a reconnect delay, a keep-alive deadline). Timers therefore fire
+/// where they fired when the fixture was recorded, and the replay never waits on real time.
+///
+/// When every line is played, connections still open are closed by the server with a normal
+/// closure, so the client settles. The first difference ends the replay: it is reported in
+/// ``Report/mismatches`` and every open connection is dropped.
+public final class FixturePlayer: WebSocketConnector {
+    /// What a replay found.
+    public struct Report: Sendable, Equatable {
+        /// How many fixture lines were played.
+        public var linesPlayed: Int
+        /// How many times the client tried to connect.
+        public var connectAttempts: Int
+        /// Differences between the client and the recording; empty when the client behaved as
+        /// recorded.
+        public var mismatches: [String]
+    }
+
+    private struct State {
+        var connections: [Int: PlayedConnection] = [:]
+        var attempts = 0
+        var finished = false
+        var mismatches: [String] = []
+    }
+
+    private let fixture: Fixture
+    private let clock: ManualClock?
+    private let beforeAdvancing: (@Sendable (_ connectionsEnded: Int) async -> Void)?
+    private let ended = LockedValue(Set<Int>())
+    private let start: ManualClock.Instant
+    private let order: [Int]
+    private let state = Observed(State())
+
+    /// Creates a player.
+    /// - Parameters:
+    ///   - fixture: The recording to play.
+    ///   - clock: The transport's manual clock, to move time as the recording did; nil to leave
+    ///     time alone (fixtures recorded without timers).
+    ///   - beforeAdvancing: Called before the player moves the clock, with the number of
+    ///     connections that have ended so far; it should return once the client has noticed that
+    ///     many ended connections (for example, once its notifier has reported that many
+    ///     `waitingToReconnect` or `disconnected` states). A timer armed before a connection
+    ///     ended is then not mistaken for the one the recording fired. Nil moves time without
+    ///     waiting.
+    public init(
+        _ fixture: Fixture, clock: ManualClock? = nil,
+        beforeAdvancing: (@Sendable (_ connectionsEnded: Int) async -> Void)? = nil
+    ) {
+        self.fixture = fixture
+        self.clock = clock
+        self.beforeAdvancing = beforeAdvancing
+        self.start = clock?.now ?? .zero
+        self.order = fixture.connections
+    }
+
+    /// How many times the client has tried to connect so far.
+    public var connectAttempts: Int { state.value.attempts }
+
+    // MARK: WebSocketConnector
+
+    public func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
+        enum Outcome {
+            case open(PlayedConnection)
+            case fail(SwitchboardError)
+        }
+        let outcome = state.update { state -> Outcome in
+            state.attempts += 1
+            let index = state.attempts - 1
+            guard index < order.count else {
+                if !state.finished {
+                    state.mismatches.append("the client opened connection \(state.attempts); the fixture has \(order.count)")
+                }
+                return .fail(SwitchboardError(code: .network, message: "the fixture has no connection \(state.attempts)"))
+            }
+            let number = order[index]
+            let first = fixture.entries.first { $0.connection == number }
+            if let first, request.url.path != first.endpoint {
+                state.mismatches.append(
+                    "connection \(number): the client connected to \(request.url.path), the recording to \(first.endpoint)")
+            }
+            if case .connectFailed(let code, let message)? = first?.event {
+                return .fail(SwitchboardError(code: SwitchboardError.Code(name: code) ?? .network, message: message))
+            }
+            let connection = PlayedConnection(subprotocol: first?.protocol)
+            state.connections[number] = connection
+            return .open(connection)
+        }
+        switch outcome {
+        case .open(let connection): return connection
+        case .fail(let error): throw error
+        }
+    }
+
+    // MARK: Playing
+
+    /// Plays the whole fixture and returns what it found. Call it once, alongside the client.
+    ///
+    /// It returns when every line is played, or at the first mismatch. It waits for the client as
+    /// long as needed; bound it with the test's time limit.
+    public func play() async -> Report {
+        var ids = IDBindings()
+        var index = 0
+        let entries = fixture.entries
+        var failure: String?
+        playing: while index < entries.count, !Task.isCancelled {
+            let entry = entries[index]
+            guard let connection = await opened(entry) else {
+                if case .connectFailed = entry.event {
+                    index += 1
+                    continue
+                }
+                break playing
+            }
+            switch entry.event {
+            case .connectFailed:
+                index += 1
+            case .frame(.serverToClient, let text):
+                advanceClock(to: entry)
+                connection.serverSends(ids.toClient(text))
+                index += 1
+            case .close(.serverToClient, let code, let reason):
+                advanceClock(to: entry)
+                connection.serverCloses(code: WebSocketCloseCode(code), reason: reason)
+                _ = ended.withLock { $0.insert(entry.connection) }
+                index += 1
+            case .drop(let message):
+                advanceClock(to: entry)
+                connection.serverFails(SwitchboardError(code: .network, message: message))
+                _ = ended.withLock { $0.insert(entry.connection) }
+                index += 1
+            case .frame(.clientToServer, _), .close(.clientToServer, _, _):
+                // The run of consecutive client lines on this connection, matched in any order.
+                var run: [Fixture.Entry] = []
+                while index < entries.count, entries[index].connection == entry.connection, entries[index].isFromClient {
+                    run.append(entries[index])
+                    index += 1
+                }
+                if let problem = await expect(run, on: connection, ids: &ids) {
+                    failure = problem
+                    break playing
+                }
+                if run.contains(where: { if case .close = $0.event { true } else { false } }) {
+                    _ = ended.withLock { $0.insert(entry.connection) }
+                }
+            }
+        }
+        let report = state.update { state -> Report in
+            state.finished = true
+            if let failure { state.mismatches.append(failure) }
+            return Report(linesPlayed: failure == nil ? index : index, connectAttempts: state.attempts,
+                          mismatches: state.mismatches)
+        }
+        for connection in state.value.connections.values {
+            if report.mismatches.isEmpty {
+                connection.serverCloses(code: .normalClosure, reason: "end of fixture")
+            } else {
+                connection.serverFails(SwitchboardError(code: .network, message: "fixture replay stopped: \(report.mismatches[0])"))
+            }
+        }
+        return report
+    }
+
+    /// The connection an entry belongs to, once the client has opened it; nil when the client
+    /// never will (the task was cancelled).
+    private func opened(_ entry: Fixture.Entry) async -> PlayedConnection? {
+        let number = entry.connection
+        guard let position = order.firstIndex(of: number) else { return nil }
+        let target = instant(entry)
+        while !Task.isCancelled {
+            if state.value.attempts > position {
+                return state.value.connections[number]
+            }
+            guard let clock, target > clock.now else {
+                await state.wait { $0.attempts > position }
+                continue
+            }
+            let clientFirst = await race(
+                { await self.state.wait { $0.attempts > position } },
+                { await self.settledSleeper(clock, dueBy: target) })
+            if !clientFirst { clock.advance(to: target) }
+        }
+        return nil
+    }
+
+    /// Awaits the client lines of `run` on `connection`, in any order; returns the difference, if any.
+    private func expect(_ run: [Fixture.Entry], on connection: PlayedConnection, ids: inout IDBindings) async -> String? {
+        var pending = run
+        let target = pending.map(instant).max() ?? start
+        while !pending.isEmpty {
+            guard let sent = await nextFromClient(connection, advancingTo: target) else { return nil }
+            var matched: Int?
+            for (position, entry) in pending.enumerated() {
+                switch (entry.event, sent) {
+                case (.frame(_, let recorded), .frame(let live)):
+                    if ids.match(recorded: recorded, live: live) { matched = position }
+                case (.close(_, let code, _), .close(let live, _)):
+                    if code == live { matched = position }
+                default:
+                    break
+                }
+                if matched != nil { break }
+            }
+            guard let matched else {
+                let expected = pending.map(\.event.summary).joined(separator: " or ")
+                return "connection \(run[0].connection): expected \(expected), the client sent \(sent.summary)"
+            }
+            pending.remove(at: matched)
+        }
+        return nil
+    }
+
+    private func nextFromClient(_ connection: PlayedConnection, advancingTo target: ManualClock.Instant) async -> ClientEvent? {
+        while !Task.isCancelled {
+            if let event = connection.takeFromClient() { return event }
+            guard let clock, target > clock.now else {
+                await connection.waitForClient()
+                continue
+            }
+            let clientFirst = await race({ await connection.waitForClient() }, { await self.settledSleeper(clock, dueBy: target) })
+            if !clientFirst { clock.advance(to: target) }
+        }
+        return nil
+    }
+
+    /// Returns once the client has noticed every ended connection and has armed a timer due by
+    /// `target`.
+    private func settledSleeper(_ clock: ManualClock, dueBy target: ManualClock.Instant) async {
+        if let beforeAdvancing { await beforeAdvancing(ended.withLock(\.count)) }
+        await clock.sleeper(dueBy: target)
+    }
+
+    private func instant(_ entry: Fixture.Entry) -> ManualClock.Instant { start.advanced(by: entry.offset) }
+
+    private func advanceClock(to entry: Fixture.Entry) {
+        guard let clock else { return }
+        clock.advance(to: instant(entry))
+    }
+
+    /// Runs two waits; true when the first finished first. The other is cancelled.
+    private func race(_ first: @escaping @Sendable () async -> Void, _ second: @escaping @Sendable () async -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await first()
+                return true
+            }
+            group.addTask {
+                await second()
+                return false
+            }
+            let winner = await group.next() ?? true
+            group.cancelAll()
+            return winner
+        }
+    }
+}
+
+// MARK: - Ids
+
+/// Which recorded operation id stands for which id the client used.
+private struct IDBindings {
+    private var recordedToLive: [String: String] = [:]
+    private var liveToRecorded: [String: String] = [:]
+
+    /// Whether the live frame equals the recorded one, credentials redacted and ids matched by
+    /// position; binds the ids when it does.
+    mutating func match(recorded: String, live: String) -> Bool {
+        guard var recordedObject = FixtureFrames.parse(recorded), var liveObject = FixtureFrames.parse(live) else {
+            return recorded == live
+        }
+        let recordedID = FixtureFrames.operationID(recordedObject)
+        let liveID = FixtureFrames.operationID(liveObject)
+        recordedObject["id"] = nil
+        liveObject["id"] = nil
+        guard FixtureFrames.encode(FixtureFrames.redact(recordedObject) as? [String: Any] ?? [:])
+            == FixtureFrames.encode(FixtureFrames.redact(liveObject) as? [String: Any] ?? [:])
+        else { return false }
+        switch (recordedID, liveID) {
+        case (nil, nil):
+            return true
+        case (let recordedID?, let liveID?):
+            if let bound = recordedToLive[recordedID] { return bound == liveID }
+            if liveToRecorded[liveID] != nil { return false }
+            recordedToLive[recordedID] = liveID
+            liveToRecorded[liveID] = recordedID
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The server frame with its recorded id replaced by the client's.
+    func toClient(_ frame: String) -> String {
+        guard var object = FixtureFrames.parse(frame), let recordedID = FixtureFrames.operationID(object),
+            let liveID = recordedToLive[recordedID], liveID != recordedID
+        else { return frame }
+        object["id"] = liveID
+        return FixtureFrames.encode(object)
+    }
+}
+
+// MARK: - Connections
+
+/// What the client did on a played connection.
+private enum ClientEvent: Sendable {
+    case frame(String)
+    case close(UInt16, String)
+
+    var summary: String {
+        switch self {
+        case .frame(let text): FixtureFrames.redacted(text)
+        case .close(let code, _): "close \(code)"
+        }
+    }
+}
+
+extension Fixture.Entry {
+    fileprivate var isFromClient: Bool {
+        switch event {
+        case .frame(.clientToServer, _), .close(.clientToServer, _, _): true
+        default: false
+        }
+    }
+}
+
+extension Fixture.Entry.Event {
+    /// A short description for mismatch reports.
+    public var summary: String {
+        switch self {
+        case .frame(_, let text): text
+        case .close(_, let code, _): "close \(code)"
+        case .drop(let message): "drop (\(message))"
+        case .connectFailed(let code, _): "failed connect (\(code))"
+        }
+    }
+}
+
+/// One connection of a replay: the client's frames are queued for the player, the player's go to
+/// the client.
+private final class PlayedConnection: WebSocketConnection {
+    private struct State {
+        var fromClient: [ClientEvent] = []
+        var taken = 0
+        var isClosed = false
+    }
+
+    let subprotocol: String?
+    let inbound: WebSocketInbound
+    private let server: WebSocketInbound.Continuation
+    private let state = Observed(State())
+
+    init(subprotocol: String?) {
+        self.subprotocol = subprotocol
+        (inbound, server) = WebSocketInbound.makeStream()
+    }
+
+    func send(_ message: WebSocketMessage) async throws {
+        let closed = state.update { state -> Bool in
+            guard !state.isClosed else { return true }
+            if case .text(let text) = message { state.fromClient.append(.frame(text)) }
+            return false
+        }
+        if closed { throw SwitchboardError(code: .network, message: "send on a closed WebSocket") }
+    }
+
+    func close(code: WebSocketCloseCode, reason: String) async {
+        // A client that closes a socket the server already closed still said so; the
+        // recording has that close too.
+        let first = state.update { state -> Bool in
+            state.fromClient.append(.close(code.rawValue, reason))
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        if first {
+            server.yield(.closed(WebSocketClose(code: code, reason: reason)))
+            server.finish()
+        }
+    }
+
+    func takeFromClient() -> ClientEvent? {
+        state.update { state -> ClientEvent? in
+            guard state.fromClient.count > state.taken else { return nil }
+            defer { state.taken += 1 }
+            return state.fromClient[state.taken]
+        }
+    }
+
+    func waitForClient() async {
+        await state.wait { $0.fromClient.count > $0.taken }
+    }
+
+    func serverSends(_ text: String) {
+        guard !state.value.isClosed else { return }
+        server.yield(.message(.text(text)))
+    }
+
+    func serverCloses(code: WebSocketCloseCode, reason: String) {
+        guard markClosed() else { return }
+        server.yield(.closed(WebSocketClose(code: code, reason: reason)))
+        server.finish()
+    }
+
+    func serverFails(_ error: SwitchboardError) {
+        guard markClosed() else { return }
+        server.finish(throwing: error)
+    }
+
+    private func markClosed() -> Bool {
+        state.update { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+    }
+}
