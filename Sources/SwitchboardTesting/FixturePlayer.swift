@@ -169,7 +169,7 @@ public final class FixturePlayer: WebSocketConnector {
         let report = state.update { state -> Report in
             state.finished = true
             if let failure { state.mismatches.append(failure) }
-            return Report(linesPlayed: failure == nil ? index : index, connectAttempts: state.attempts,
+            return Report(linesPlayed: index, connectAttempts: state.attempts,
                           mismatches: state.mismatches)
         }
         for connection in state.value.connections.values {
