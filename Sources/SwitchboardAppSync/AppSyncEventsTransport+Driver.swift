@@ -27,6 +27,10 @@ extension AppSyncEventsTransport {
                         guard let identity else { continue }
                         metrics.connections.increment()
                         if wasConnected { metrics.reconnects.increment() }
+                        if reason == .refreshAfterRejection {
+                            logger.notice("credentials rejected; connecting once more with a refreshed token",
+                                          metadata: ["switchboard.connection": "\(generation)"])
+                        }
                         group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
                     case .openReplacement(let generation, let reason):
                         guard let identity else { continue }

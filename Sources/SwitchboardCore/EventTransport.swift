@@ -18,9 +18,14 @@
 ///   (``TransportEvent/subscriptionFailed(_:_:)`` with ``SwitchboardError/Code/subscriptionRejected``).
 /// - ``connect(as:)`` with a new identity replaces the connection; tokens are fetched fresh
 ///   from the identity's ``TokenProvider`` for every connect.
-/// - An authentication failure at connect refreshes the token once, then reports
-///   ``ConnectionState/disconnected(_:)`` with ``SwitchboardError/Code/sessionExpired`` and
-///   stops instead of looping.
+/// - An authentication failure at connect refreshes the token once, quietly (it is logged, not
+///   reported), then reports ``ConnectionState/disconnected(_:)`` with
+///   ``SwitchboardError/Code/sessionExpired`` and stops instead of looping.
+/// - A connection the transport did not end itself (a server close with any code, a drop, a
+///   keep-alive timeout) is reported as ``TransportEvent/error(_:)`` naming the cause, then
+///   ``ConnectionState/waitingToReconnect(attempt:delay:)``; when the policy gives up, the cause
+///   is in ``ConnectionState/disconnected(_:)`` instead. Both transports report the same
+///   sequence, so consumers see the same errors whichever is configured.
 /// - ``disconnect()`` closes the connection and cancels any pending reconnect.
 ///
 /// Errors reported through ``events``: ``SwitchboardError/Code/sessionExpired``,

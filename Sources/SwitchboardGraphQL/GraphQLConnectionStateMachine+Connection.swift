@@ -105,8 +105,9 @@ extension GraphQLConnectionStateMachine {
         case .authorization(let message):
             if !refreshedAfterRejection {
                 refreshedAfterRejection = true
-                actions.append(.report(.error(SwitchboardError(
-                    code: .sessionExpired, message: "credentials rejected (\(message)); refreshing the token once"))))
+                // Not reported: `sessionExpired` means the refresh did not help either (the
+                // transport contract), and an app may sign its user out on it. The driver logs
+                // the retry.
                 return actions + startOpening(attempt: max(attempt, 1), tokenReason: .refreshAfterRejection)
             }
             phase = .disconnected
@@ -120,23 +121,32 @@ extension GraphQLConnectionStateMachine {
             // Attempts count connects since the last acknowledged connection: the connect that
             // would follow is attempt `attempt + 1` (1 after losing an acknowledged connection).
             let next = attempt + 1
-            if case .failed(let error) = reason { actions.append(.report(.error(error))) }
             switch settings.policy.decision(for: disconnect, attempt: next, using: &random) {
             case .reconnect(let delay):
                 let until = now + delay
                 phase = .waitingToReconnect(attempt: next, until: until)
+                // Every connection the client did not end itself is reported before the retry,
+                // as AppSync Events does: consumers see the same errors on both transports.
+                switch reason {
+                case .failed(let error): actions.append(.report(.error(error)))
+                case .closed(let close): actions.append(.report(.error(Self.serverClosed(close))))
+                case .requested: break
+                }
                 return actions + [.report(.connectionStateChanged(.waitingToReconnect(attempt: next, delay: delay)))] + arm(until)
             case .stop:
                 phase = .disconnected
                 let error: SwitchboardError? = switch reason {
                 case .requested: nil
                 case .failed(let error): error
-                case .closed(let close): isNormal ? nil : SwitchboardError(
-                    code: .network, message: "the server closed the connection (\(ReconnectPolicy.Disconnect.Reason.closed(close)))")
+                case .closed(let close): isNormal ? nil : Self.serverClosed(close)
                 }
                 return actions + [.report(.connectionStateChanged(.disconnected(error)))]
             }
         }
+    }
+
+    static func serverClosed(_ close: WebSocketClose) -> SwitchboardError {
+        SwitchboardError(code: .network, message: "the server closed the connection (\(ReconnectPolicy.Disconnect.Reason.closed(close)))")
     }
 
     /// A timer fired: check every deadline against `now`.

@@ -15,6 +15,10 @@ extension GraphQLTransport {
             let connector = connector
             let inputs = inputContinuation
             if reason == .refreshAfterRejection || generation > 1 { metrics.reconnects.increment() }
+            if reason == .refreshAfterRejection {
+                logger.notice("credentials rejected; connecting once more with a refreshed token",
+                              metadata: ["switchboard.connection": "\(generation)"])
+            }
             group.addTask {
                 do {
                     let token = try await identity.tokens.token(for: reason)

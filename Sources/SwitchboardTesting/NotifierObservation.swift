@@ -77,7 +77,9 @@ public struct NotifierObservation: Sendable, Equatable {
             if let index = zip(mine, theirs).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
                 lines.append("\(name)[\(index)]: \(mine[index]) ≠ \(theirs[index])")
             } else {
-                lines.append("\(name): \(mine.count) values ≠ \(theirs.count) values")
+                let longer = mine.count > theirs.count ? mine : theirs
+                let extra = longer[min(mine.count, theirs.count)]
+                lines.append("\(name): \(mine.count) values ≠ \(theirs.count) values (first unmatched: \(extra))")
             }
         }
         compare("deviceValues", device, other.device)
@@ -93,7 +95,9 @@ public struct NotifierObservation: Sendable, Equatable {
         compare("aiSettingsValues", aiSettings, other.aiSettings)
         if includingErrorsAndStates {
             compare("errors", errors, other.errors)
-            compare("connectionStates", states, other.states)
+            // States carry an error whose message each transport words its own way; compare
+            // them as described (the case, attempt, delay and error code).
+            compare("connectionStates", states.map(\.description), other.states.map(\.description))
         }
         return lines
     }

@@ -110,11 +110,32 @@ struct GraphQLStateMachineTests {
         _ = machine.opened(generation: 1, token: "t", now: .zero)
         let first = machine.received(.connectionError([.init(message: "no")]), generation: 1, now: .zero, random: &random)
         #expect(first.contains(.open(generation: 2, tokenReason: .refreshAfterRejection)))
+        #expect(!first.contains { if case .report(.error) = $0 { true } else { false } },
+                "the first rejection is retried quietly: sessionExpired means the refresh did not help")
         _ = machine.opened(generation: 2, token: "t2", now: .zero)
         let second = machine.received(.connectionError([.init(message: "no")]), generation: 2, now: .zero, random: &random)
         #expect(second.contains { if case .report(.connectionStateChanged(.disconnected(let e?))) = $0 { e.code == .sessionExpired } else { false } })
         #expect(!second.contains { if case .open = $0 { true } else { false } })
         #expect(machine.phase == .disconnected)
+    }
+
+    @Test("a close the client did not ask for is reported as a network error before the retry", arguments: [
+        WebSocketCloseCode.normalClosure, .goingAway, .internalError,
+    ])
+    mutating func serverCloseIsReported(_ code: WebSocketCloseCode) {
+        var machine = Machine.make(.graphQLWS)
+        _ = machine.subscribeRequested(request("a"))
+        _ = machine.connectAndAck()
+        let lost = machine.closed(generation: 1, close: WebSocketClose(code: code, reason: "bye"), failure: nil, now: .zero, random: &random)
+        let reports = lost.compactMap { if case .report(let event) = $0 { event } else { nil } }
+        #expect(reports.count == 2)
+        guard case .error(let error)? = reports.first else {
+            Issue.record("expected an error first, got \(reports)")
+            return
+        }
+        #expect(error.code == .network)
+        #expect(error.message.contains("\(code.rawValue)") && error.message.contains("bye"))
+        #expect(reports.last == .connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(2))))
     }
 
     @Test("a subscription error stays local; no stop is ever sent for the failed id")
