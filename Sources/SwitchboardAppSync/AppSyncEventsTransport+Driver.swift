@@ -121,7 +121,9 @@ extension AppSyncEventsTransport {
             }
 
             for await input in inputs {
-                let now = clock.now()
+                // A frame counts from its arrival, not from when it is handled (a keep-alive
+                // deadline must not move because the driver was busy).
+                let now = if case .inbound(_, _, let receivedAt) = input { receivedAt } else { clock.now() }
                 switch input {
                 case .connect(let next):
                     identity = next
@@ -140,12 +142,12 @@ extension AppSyncEventsTransport {
                         continue
                     }
                     connections[generation] = connection
-                    group.addTask { await self.read(connection, generation: generation) }
+                    group.addTask { await self.read(connection, generation: generation, clock: clock) }
                     await perform(machine.opened(generation: generation, at: now))
                 case .openFailed(let generation, let error, let authorization):
                     logger.debug("connect failed", metadata: ["switchboard.error": "\(error.code)"])
                     await perform(machine.openFailed(generation: generation, error: error, authorization: authorization, at: now, random: &random))
-                case .inbound(let generation, .message(.text(let text))):
+                case .inbound(let generation, .message(.text(let text)), _):
                     logger.trace("frame in", metadata: ["switchboard.bytes": "\(text.utf8.count)"])
                     do {
                         let message = try AppSyncCodec.decode(text)
@@ -154,11 +156,11 @@ extension AppSyncEventsTransport {
                         metrics.decodeFailures.increment()
                         await perform(machine.receivedGarbage(error, generation: generation, at: now))
                     } catch {}
-                case .inbound(let generation, .message(.binary(let data))):
+                case .inbound(let generation, .message(.binary(let data)), _):
                     metrics.decodeFailures.increment()
                     let error = SwitchboardError(code: .protocolViolation, message: "the AppSync server sent a binary frame (\(data.count) bytes)")
                     await perform(machine.receivedGarbage(error, generation: generation, at: now))
-                case .inbound(let generation, .closed(let close)):
+                case .inbound(let generation, .closed(let close), _):
                     connections[generation] = nil
                     await perform(machine.closed(generation: generation, close: close, error: nil, at: now, random: &random))
                 case .ended(let generation, let error):
@@ -238,9 +240,11 @@ extension AppSyncEventsTransport {
     }
 
     /// Forwards one socket's frames until it ends.
-    private func read(_ connection: any WebSocketConnection, generation: Int) async {
+    private func read(_ connection: any WebSocketConnection, generation: Int, clock: ElapsedClock) async {
         do {
-            for try await event in connection.inbound { inputContinuation.yield(.inbound(generation: generation, event)) }
+            for try await event in connection.inbound {
+                inputContinuation.yield(.inbound(generation: generation, event, receivedAt: clock.now()))
+            }
             inputContinuation.yield(.ended(generation: generation, nil))
         } catch let error as SwitchboardError {
             inputContinuation.yield(.ended(generation: generation, error))

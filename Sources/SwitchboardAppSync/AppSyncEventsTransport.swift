@@ -43,7 +43,8 @@ public final class AppSyncEventsTransport: EventTransport {
         case shutDown
         case opened(generation: Int, any WebSocketConnection)
         case openFailed(generation: Int, SwitchboardError, authorization: Bool)
-        case inbound(generation: Int, WebSocketInboundEvent)
+        /// A frame or close, with the time the socket delivered it.
+        case inbound(generation: Int, WebSocketInboundEvent, receivedAt: Elapsed)
         case ended(generation: Int, SwitchboardError?)
         case timer
         case publish(ticket: UInt64, channel: String, events: [String], CheckedContinuation<AppSyncPublishResult, any Error>)

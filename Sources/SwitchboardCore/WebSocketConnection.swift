@@ -59,6 +59,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     public typealias Element = WebSocketInboundEvent
 
     private let stream: AsyncThrowingStream<WebSocketInboundEvent, any Error>
+    private var onDemand: (@Sendable () -> Void)?
 
     /// Feeds a ``WebSocketInbound`` sequence.
     public struct Continuation: Sendable {
@@ -77,12 +78,27 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
         return (WebSocketInbound(stream: stream), Continuation(continuation: continuation))
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: AsyncThrowingStream<WebSocketInboundEvent, any Error>.AsyncIterator
-        public mutating func next() async throws -> WebSocketInboundEvent? { try await base.next() }
+    /// Makes a sequence whose reader's every request for the next event is announced to
+    /// `onDemand` first, so a test server knows the reader has finished with everything before:
+    /// a fixture player moves its clock only then.
+    package static func makeStream(
+        onDemand: @escaping @Sendable () -> Void
+    ) -> (inbound: WebSocketInbound, continuation: Continuation) {
+        var (inbound, continuation) = makeStream()
+        inbound.onDemand = onDemand
+        return (inbound, continuation)
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate var base: AsyncThrowingStream<WebSocketInboundEvent, any Error>.AsyncIterator
+        fileprivate let onDemand: (@Sendable () -> Void)?
+        public mutating func next() async throws -> WebSocketInboundEvent? {
+            onDemand?()
+            return try await base.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), onDemand: onDemand) }
 }
 
 /// What to open: URL, subprotocols offered and extra upgrade headers.

@@ -43,7 +43,7 @@ extension GraphQLTransport {
                     continue
                 }
                 if case .opened(let generation, let socket, _) = input {
-                    startReading(socket, generation: generation, group: &group)
+                    startReading(socket, generation: generation, group: &group, elapsed: elapsed)
                 }
                 let actions = decide(input, driver: &driver, now: elapsed.now())
                 for action in actions {
@@ -80,7 +80,7 @@ extension GraphQLTransport {
         case .openFailed(let generation, let error):
             logger.debug("connect failed", metadata: ["switchboard.connection": "\(generation)", "switchboard.error": "\(Self.describe(error))"])
             return driver.machine.openFailed(generation: generation, error: error, now: now, random: &driver.random)
-        case .inbound(let generation, .message(let message)):
+        case .inbound(let generation, .message(let message), let receivedAt):
             guard case .text(let text) = message else {
                 metrics.decodeFailures.increment()
                 return [.report(.error(SwitchboardError(code: .protocolViolation, message: "binary frame on a GraphQL socket")))]
@@ -88,13 +88,15 @@ extension GraphQLTransport {
             do {
                 let decoded = try GraphQLCodec(configuration.wireProtocol).decode(text)
                 logger.trace("frame in", metadata: ["switchboard.connection": "\(generation)", "switchboard.frame": "\(Self.kind(of: decoded))"])
-                return driver.machine.received(decoded, generation: generation, now: now, random: &driver.random)
+                // The time the socket delivered the frame, not the time it is handled: a keep-alive
+                // deadline counts from the frame's arrival.
+                return driver.machine.received(decoded, generation: generation, now: receivedAt, random: &driver.random)
             } catch {
                 metrics.decodeFailures.increment()
                 logger.debug("undecodable frame", metadata: ["switchboard.error": "\(error)", "switchboard.bytes": "\(text.utf8.count)"])
                 return [.report(.error(error.switchboardError))]
             }
-        case .inbound(let generation, .closed(let close)):
+        case .inbound(let generation, .closed(let close), _):
             logger.debug("socket closed", metadata: ["switchboard.connection": "\(generation)", "switchboard.close": "\(close.code)"])
             return driver.machine.closed(generation: generation, close: close, failure: nil, now: now, random: &driver.random)
         case .inboundEnded(let generation, let error):

@@ -4,12 +4,12 @@ import SwitchboardCore
 extension GraphQLTransport {
     /// Reads one socket until it ends, tagging everything with its generation, so frames of an
     /// abandoned socket are recognised and dropped by the state machine.
-    func startReading(_ socket: any WebSocketConnection, generation: Int, group: inout DiscardingTaskGroup) {
+    func startReading(_ socket: any WebSocketConnection, generation: Int, group: inout DiscardingTaskGroup, elapsed: Elapsed) {
         let inputs = inputContinuation
         group.addTask {
             do {
                 for try await event in socket.inbound {
-                    inputs.yield(.inbound(generation: generation, event))
+                    inputs.yield(.inbound(generation: generation, event, receivedAt: elapsed.now()))
                     if case .closed = event { return }
                 }
                 inputs.yield(.inboundEnded(generation: generation, error: nil))

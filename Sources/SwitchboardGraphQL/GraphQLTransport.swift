@@ -44,7 +44,7 @@ public final class GraphQLTransport: EventTransport {
         case shutDown
         case opened(generation: Int, connection: any WebSocketConnection, token: String)
         case openFailed(generation: Int, error: any Error)
-        case inbound(generation: Int, WebSocketInboundEvent)
+        case inbound(generation: Int, WebSocketInboundEvent, receivedAt: Duration)
         case inboundEnded(generation: Int, error: (any Error)?)
         case timer
     }

@@ -17,9 +17,12 @@ import SwitchboardCore
 ///
 /// With a ``ManualClock`` (the one the transport uses), the player also moves time as the
 /// recording did: before it sends a server line it advances the clock to the line's offset, and
-/// while it waits for the client it advances to the awaited line's offset as soon as the client
-/// has armed a timer due by then (a reconnect delay, a keep-alive deadline). Timers therefore fire
-/// where they fired when the fixture was recorded, and the replay never waits on real time.
+/// while it waits for the client it moves towards the awaited line's offset as soon as the client
+/// has armed a timer due by then (a reconnect delay, a keep-alive deadline), one timer at a time,
+/// so the client sees every instant it would have seen in real time. Time moves only after the
+/// client has read every frame sent to it. Timers therefore fire where they fired when the
+/// fixture was recorded, and the replay never waits on real time. Transports should time a frame
+/// by when the socket delivered it (both of this package's do).
 ///
 /// When every line is played, connections still open are closed by the server with a normal
 /// closure, so the client settles. The first difference ends the replay: it is reported in
@@ -137,16 +140,16 @@ public final class FixturePlayer: WebSocketConnector {
             case .connectFailed:
                 index += 1
             case .frame(.serverToClient, let text):
-                advanceClock(to: entry)
+                await advanceClock(to: entry)
                 connection.serverSends(ids.toClient(text))
                 index += 1
             case .close(.serverToClient, let code, let reason):
-                advanceClock(to: entry)
+                await advanceClock(to: entry)
                 connection.serverCloses(code: WebSocketCloseCode(code), reason: reason)
                 _ = ended.withLock { $0.insert(entry.connection) }
                 index += 1
             case .drop(let message):
-                advanceClock(to: entry)
+                await advanceClock(to: entry)
                 connection.serverFails(SwitchboardError(code: .network, message: message))
                 _ = ended.withLock { $0.insert(entry.connection) }
                 index += 1
@@ -199,7 +202,7 @@ public final class FixturePlayer: WebSocketConnector {
             let clientFirst = await race(
                 { await self.state.wait { $0.attempts > position } },
                 { await self.settledSleeper(clock, dueBy: target) })
-            if !clientFirst { clock.advance(to: target) }
+            if !clientFirst { step(clock, toward: target) }
         }
         return nil
     }
@@ -210,8 +213,10 @@ public final class FixturePlayer: WebSocketConnector {
         matchedAhead: inout Set<Int>
     ) async -> String? {
         var pending = run
-        let target = pending.map(instant).max() ?? start
-        while !pending.isEmpty {
+        while let target = pending.map(instant).min() {
+            // Time moves to the earliest line still awaited, never past it: a client that sent a
+            // ping at 15 s and gave up waiting for the pong at 25 s must see 15 s first, or its
+            // timers drift from the recording.
             guard let sent = await nextFromClient(connection, advancingTo: target) else { return nil }
             var matched: Int?
             for (position, entry) in pending.enumerated() {
@@ -274,22 +279,37 @@ public final class FixturePlayer: WebSocketConnector {
                 continue
             }
             let clientFirst = await race({ await connection.waitForClient() }, { await self.settledSleeper(clock, dueBy: target) })
-            if !clientFirst { clock.advance(to: target) }
+            if !clientFirst { step(clock, toward: target) }
         }
         return nil
     }
 
-    /// Returns once the client has noticed every ended connection and has armed a timer due by
-    /// `target`.
+    /// Returns once the client has read every frame sent, has noticed every ended connection and
+    /// has armed a timer due by `target`.
     private func settledSleeper(_ clock: ManualClock, dueBy target: ManualClock.Instant) async {
+        await clientHasRead()
         if let beforeAdvancing { await beforeAdvancing(ended.withLock(\.count)) }
         await clock.sleeper(dueBy: target)
     }
 
+    /// Moves the clock to the client's earliest timer, or to `target` if that comes first.
+    ///
+    /// Time passes through every instant, as it did when the fixture was recorded: a transport
+    /// may keep a timer sleeping towards an earlier instant than its real deadline and re-arm it
+    /// when it wakes, and it must see that instant before the next one.
+    private func step(_ clock: ManualClock, toward target: ManualClock.Instant) {
+        clock.advance(to: min(clock.nextDeadline ?? target, target))
+    }
+
+    private func clientHasRead() async {
+        for connection in state.value.connections.values { await connection.waitUntilRead() }
+    }
+
     private func instant(_ entry: Fixture.Entry) -> ManualClock.Instant { start.advanced(by: entry.offset) }
 
-    private func advanceClock(to entry: Fixture.Entry) {
-        guard let clock else { return }
+    private func advanceClock(to entry: Fixture.Entry) async {
+        guard let clock, instant(entry) > clock.now else { return }
+        await clientHasRead()
         clock.advance(to: instant(entry))
     }
 
@@ -398,6 +418,10 @@ private final class PlayedConnection: WebSocketConnection {
         var fromClient: [ClientEvent] = []
         var taken = 0
         var isClosed = false
+        /// Frames sent to the client.
+        var sent = 0
+        /// How many times the client's reader asked for the next event.
+        var demands = 0
     }
 
     let subprotocol: String?
@@ -407,7 +431,15 @@ private final class PlayedConnection: WebSocketConnection {
 
     init(subprotocol: String?) {
         self.subprotocol = subprotocol
-        (inbound, server) = WebSocketInbound.makeStream()
+        let state = state
+        (inbound, server) = WebSocketInbound.makeStream(onDemand: { state.update { $0.demands += 1 } })
+    }
+
+    /// Returns once the client's reader has handled every frame sent so far (it asked for the
+    /// one after), or the connection is closed. Time must not move before that: a frame still
+    /// in flight when a keep-alive deadline fires would be lost with the connection.
+    func waitUntilRead() async {
+        await state.wait { $0.isClosed || $0.sent == 0 || $0.demands > $0.sent }
     }
 
     func send(_ message: WebSocketMessage) async throws {
@@ -446,8 +478,12 @@ private final class PlayedConnection: WebSocketConnection {
     }
 
     func serverSends(_ text: String) {
-        guard !state.value.isClosed else { return }
-        server.yield(.message(.text(text)))
+        let open = state.update { state -> Bool in
+            guard !state.isClosed else { return false }
+            state.sent += 1
+            return true
+        }
+        if open { server.yield(.message(.text(text))) }
     }
 
     func serverCloses(code: WebSocketCloseCode, reason: String) {

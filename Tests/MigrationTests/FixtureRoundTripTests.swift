@@ -28,6 +28,10 @@ struct FixtureRoundTripTests {
         #expect(!fixture.jsonLines.contains(Recording.apiKey))
 
         let (replayed, report) = try await transport.replay(fixture)
+        if report.linesPlayed != fixture.entries.count || !report.mismatches.isEmpty {
+            // Keep what was recorded, to see where the replay parted from it.
+            Attachment.record(fixture.jsonLines, named: "\(scenario.rawValue)-\(transport.rawValue).jsonl")
+        }
         #expect(report.mismatches == [])
         #expect(report.linesPlayed == fixture.entries.count)
         #expect(replayed.differences(from: live) == [])

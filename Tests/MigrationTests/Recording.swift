@@ -22,10 +22,8 @@ enum Recording {
         case authFailure = "auth-failure"
         case keepAliveTimeout = "keepalive-timeout"
 
-        /// The scenarios with committed fixtures. `keepAliveTimeout` replays on AppSync Events
-        /// but not yet on the legacy transport (see the closing note of issue 6), so it is not
-        /// committed.
-        static let recorded: [Scenario] = [.allEventTypes, .reconnectMidStream, .rejectedSubscription, .authFailure]
+        /// The scenarios with committed fixtures: all of them.
+        static let recorded: [Scenario] = allCases
 
         var summary: String {
             switch self {
