@@ -31,7 +31,7 @@ extension TransportConformance.Session {
         guard fetches == Array(repeating: .connect, count: count) else {
             throw failure(
                 expected: "\(count) token fetch(es) with reason connect from the \(user) for \(what)",
-                observed: "the fetches \(fetches)")
+                observed: "the fetches \(describe(fetches))")
         }
     }
 
@@ -48,6 +48,14 @@ extension TransportConformance.Session {
         let dropped = mark()
         try await harnessStep("drop the connection") { try await self.harness.dropConnections() }
         let reconnected = try await expectConnected(after: dropped, "the server dropped the connection")
+        let states = states(from: dropped, to: reconnected + 1)
+        guard states.suffix(2) == [.connecting(attempt: 1), .connected],
+            states.dropLast(2).allSatisfy({ if case .waitingToReconnect = $0 { true } else { false } })
+        else {
+            throw failure(
+                expected: "after the drop: waitingToReconnect, then connecting(attempt: 1) and connected",
+                observed: "the states \(states)")
+        }
         try await expectEstablished("held-1", after: reconnected)
         try await expectEstablished("held-2", after: reconnected)
         let first = try await deliver(on: .first)
@@ -70,7 +78,7 @@ extension TransportConformance.Session {
         guard connectFetches(.first) == [.connect, .refreshAfterRejection] else {
             throw failure(
                 expected: "one token fetch with connect, then exactly one with refreshAfterRejection",
-                observed: "the fetches \(connectFetches(.first))")
+                observed: "the fetches \(describe(connectFetches(.first)))")
         }
         // The barrier: a connect as another user, which subscribes and receives. A transport that
         // went on trying as the first user would have reported it before this connect, or
@@ -89,7 +97,7 @@ extension TransportConformance.Session {
         guard connectFetches(.first) == [.connect, .refreshAfterRejection] else {
             throw failure(
                 expected: "no further token fetch for the first user after disconnected(sessionExpired)",
-                observed: "the fetches \(connectFetches(.first))")
+                observed: "the fetches \(describe(connectFetches(.first)))")
         }
         return .passed
     }

@@ -20,6 +20,7 @@ extension TransportConformance.Session {
         case .unsubscribeBeforeEstablished: try await unsubscribeBeforeEstablished(&group)
         case .reconnectResubscribes: try await reconnectResubscribes(&group)
         case .rejectedSubscriptionFailsAlone: try await rejectedSubscriptionFailsAlone(&group)
+        case .rejectedSubscriptionIsNeverEstablished: try await rejectedSubscriptionIsNeverEstablished(&group)
         case .rejectedSubscriptionIsNotResent: try await rejectedSubscriptionIsNotResent(&group)
         case .authFailureRefreshesOnceThenExpires: try await authFailureRefreshesOnceThenExpires(&group)
         case .disconnectStopsAndKeepsSubscriptions: try await disconnectStopsAndKeepsSubscriptions(&group)

@@ -50,6 +50,11 @@ extension TransportConformance {
                 }
                 transport.shutDown()
                 let stopped = await waitUntil { $0.runEnds.count == $0.runsStarted && $0.finished }
+                if case .success = result, let undocumented = undocumentedError() {
+                    result = .failure(failure(
+                        expected: "errors reported through events to carry one of the codes \(Self.documentedCodes)",
+                        observed: TransportConformanceFailure.describe(undocumented)))
+                }
                 if !stopped, case .success = result {
                     let log = log.value
                     result = .failure(failure(
@@ -60,6 +65,21 @@ extension TransportConformance {
                 return result
             }
             return try result.get()
+        }
+
+        /// The codes the contract lets a transport report through its events.
+        static let documentedCodes: [SwitchboardError.Code] = [.sessionExpired, .network, .timeout, .subscriptionRejected, .protocolViolation]
+
+        /// The first event that reports an error with a code the contract does not list.
+        private func undocumentedError() -> TransportEvent? {
+            log.value.events.first { event in
+                switch event {
+                case .error(let error), .subscriptionFailed(_, let error), .connectionStateChanged(.disconnected(let error?)):
+                    !Self.documentedCodes.contains(error.code)
+                default:
+                    false
+                }
+            }
         }
 
         // MARK: Observing
@@ -186,6 +206,11 @@ extension TransportConformance {
         /// The connect-time token fetches (`connect` and `refreshAfterRejection`) of `user` so far.
         func connectFetches(_ user: User) -> [TokenRequestReason] {
             (log.value.tokens[user] ?? []).filter { $0 == .connect || $0 == .refreshAfterRejection }
+        }
+
+        /// Token fetch reasons as a short list.
+        func describe(_ fetches: [TokenRequestReason]) -> String {
+            "[" + fetches.map { "\($0)" }.joined(separator: ", ") + "]"
         }
 
         /// Subscribes `key` to `stream` of `user`; a throw fails the check.

@@ -88,6 +88,16 @@ extension TransportConformance.Session {
         return .passed
     }
 
+    func rejectedSubscriptionIsNeverEstablished(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+        try await startConnected(&group)
+        try subscribe(SubscriptionRequest(key: "rejected", target: harness.rejectedTarget(for: .first)))
+        let failed = try await expectRejection("rejected")
+        try expectNone("no subscriptionEstablished for a subscription the server refused", from: 0, to: failed) { event in
+            event == .subscriptionEstablished("rejected")
+        }
+        return .passed
+    }
+
     func rejectedSubscriptionIsNotResent(_ group: inout TaskGroup<Void>) async throws -> Outcome {
         try await startConnected(&group)
         try subscribe("accepted", to: .first)

@@ -100,6 +100,7 @@ extension TransportConformance {
         case unsubscribeBeforeEstablished
         case reconnectResubscribes
         case rejectedSubscriptionFailsAlone
+        case rejectedSubscriptionIsNeverEstablished
         case rejectedSubscriptionIsNotResent
         case authFailureRefreshesOnceThenExpires
         case disconnectStopsAndKeepsSubscriptions
@@ -136,6 +137,8 @@ extension TransportConformance {
                 "after the server drops the connection the transport reconnects, establishes every held subscription again and delivers"
             case .rejectedSubscriptionFailsAlone:
                 "a rejected subscription fails with subscriptionRejected; the connection and other subscriptions are unaffected"
+            case .rejectedSubscriptionIsNeverEstablished:
+                "a subscription the server refuses is never reported established: subscriptionEstablished waits for the server's acknowledgement"
             case .rejectedSubscriptionIsNotResent:
                 "a rejected subscription is no longer held: it is not sent again after a reconnect"
             case .authFailureRefreshesOnceThenExpires:
