@@ -82,7 +82,7 @@ struct ConformanceSuiteSelfTests {
             let results = await suite.runAll()
             #expect(results.map(\.check) == TransportConformance.Check.allCases)
             let failed = results.compactMap { result -> TransportConformance.Check? in
-                guard case .failure(let failure) = result.result else { return nil }
+                guard let failure = result.failure else { return nil }
                 #expect(failure.check == result.check)
                 #expect(failure.description.contains(result.check.rawValue))
                 return result.check

@@ -1,16 +1,15 @@
 import SwitchboardCore
 
 extension TransportConformance.Session {
-    func connectReportsConnectingThenConnected(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func connectReportsConnectingThenConnected(_ group: inout TaskGroup<Void>) async throws {
         let connected = try await startConnected(&group)
         let states = states(from: 0, to: connected + 1)
         guard states == [.connecting(attempt: 1), .connected] else {
             throw failure(expected: "the states connecting(attempt: 1), connected", observed: "\(states)")
         }
-        return .passed
     }
 
-    func connectFetchesFreshTokens(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func connectFetchesFreshTokens(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try expectConnectFetches(.first, 1, "one connect")
         let dropped = mark()
@@ -22,7 +21,6 @@ extension TransportConformance.Session {
         try await expectConnected(after: replaced, "connect(as:) with the second user")
         try expectConnectFetches(.second, 1, "one connect as the second user")
         try expectConnectFetches(.first, 2, "a connect and a reconnect, and none after the second user connected")
-        return .passed
     }
 
     /// Fails unless `user`'s provider was asked exactly `count` times for a `connect` token.
@@ -35,7 +33,7 @@ extension TransportConformance.Session {
         }
     }
 
-    func reconnectResubscribes(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func reconnectResubscribes(_ group: inout TaskGroup<Void>) async throws {
         startRun(in: &group)
         try subscribe("held-1", to: .first)
         try subscribe("held-2", to: .second)
@@ -61,10 +59,9 @@ extension TransportConformance.Session {
         let first = try await deliver(on: .first)
         let second = try await deliver(on: .second)
         try await expectDelivered([("held-1", before), ("held-1", first), ("held-2", second)])
-        return .passed
     }
 
-    func authFailureRefreshesOnceThenExpires(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func authFailureRefreshesOnceThenExpires(_ group: inout TaskGroup<Void>) async throws {
         try await harnessStep("reject credentials") { try await self.harness.rejectCredentials(true) }
         startRun(in: &group)
         connect(.first)
@@ -99,10 +96,9 @@ extension TransportConformance.Session {
                 expected: "no further token fetch for the first user after disconnected(sessionExpired)",
                 observed: "the fetches \(describe(connectFetches(.first)))")
         }
-        return .passed
     }
 
-    func disconnectStopsAndKeepsSubscriptions(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func disconnectStopsAndKeepsSubscriptions(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         let before = try await subscribeAndReceive("kept", to: .first)
         let requested = mark()
@@ -124,10 +120,9 @@ extension TransportConformance.Session {
         try await expectEstablished("kept", after: connected)
         let after = try await deliver(on: .first)
         try await expectDelivered([("kept", before), ("kept", after)])
-        return .passed
     }
 
-    func connectAsNewIdentityReplacesConnection(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func connectAsNewIdentityReplacesConnection(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try await subscribeAndReceive("first-user", to: .first)
         // As an owner does when the user changes: unsubscribe, connect as the new user, subscribe.
@@ -147,6 +142,5 @@ extension TransportConformance.Session {
         try expectNone("no event for the first user's subscription after it was replaced", from: replaced) { event in
             if case .received(let envelope) = event { envelope.subscription == "first-user" } else { false }
         }
-        return .passed
     }
 }

@@ -1,10 +1,8 @@
 import SwitchboardCore
 
 extension TransportConformance.Session {
-    typealias Outcome = TransportConformance.Outcome
-
     /// Runs one check's steps.
-    func run(_ check: TransportConformance.Check, group: inout TaskGroup<Void>) async throws -> Outcome {
+    func run(_ check: TransportConformance.Check, group: inout TaskGroup<Void>) async throws {
         switch check {
         case .runReturnsAfterShutDown: try await runReturnsAfterShutDown(&group)
         case .runReturnsWhenCancelled: try await runReturnsWhenCancelled()
@@ -51,13 +49,12 @@ extension TransportConformance.Session {
 
     // MARK: Checks
 
-    private func runReturnsAfterShutDown(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    private func runReturnsAfterShutDown(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try await shutDownAndExpectRunsReturned()
-        return .passed
     }
 
-    private func runReturnsWhenCancelled() async throws -> Outcome {
+    private func runReturnsWhenCancelled() async throws {
         // `run()` in a group of its own, so that cancelling it touches nothing else.
         try await withThrowingTaskGroup(of: Void.self) { running in
             log.update { $0.runsStarted += 1 }
@@ -70,20 +67,18 @@ extension TransportConformance.Session {
                 throw failure(expected: "run() to return when its task is cancelled", observed: "it was still running after \(deadline)")
             }
         }
-        return .passed
     }
 
-    private func shutDownBeforeRunReturnsAtOnce(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    private func shutDownBeforeRunReturnsAtOnce(_ group: inout TaskGroup<Void>) async throws {
         transport.shutDown()
         startRun(in: &group)
         try await shutDownAndExpectRunsReturned("at once when shutDown() came first")
         guard await waitUntil(\.finished) else {
             throw failure(expected: "events to finish after shutDown()", observed: "they had not finished after \(deadline)")
         }
-        return .passed
     }
 
-    private func secondRunThrowsShutDown(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    private func secondRunThrowsShutDown(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         startRun(in: &group)
         guard await waitUntil({ !$0.runEnds.isEmpty }) else {
@@ -99,10 +94,9 @@ extension TransportConformance.Session {
         guard log.value.runEnds[1] == .returned else {
             throw failure(expected: "the first run() to return without throwing", observed: "it ended with \(log.value.runEnds[1])")
         }
-        return .passed
     }
 
-    private func eventsFinishAfterShutDown(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    private func eventsFinishAfterShutDown(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try subscribe("events-finish", to: .first)
         try await expectEstablished("events-finish")
@@ -114,18 +108,16 @@ extension TransportConformance.Session {
         guard last == .shutDown else {
             throw failure(expected: "the last state reported to be shutDown", observed: "it was \(last.map { "\($0)" } ?? "none")")
         }
-        return .passed
     }
 
-    private func subscribeAfterShutDownThrows(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    private func subscribeAfterShutDownThrows(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try await shutDownAndExpectRunsReturned()
         let request = SubscriptionRequest(key: "after-shut-down", target: harness.target(.first, for: .first))
         try expectThrow(.shutDown, "subscribe() after shutDown()") { try transport.subscribe(request) }
-        return .passed
     }
 
-    private func invalidTargetsThrow() throws -> Outcome {
+    private func invalidTargetsThrow() throws {
         let channel = "vortex-app/user/u1/roleChanged"
         let operation = GraphQLOperation(query: "subscription { subscribeRoleChange(userId: \"u1\") { reason } }")
         switch transport.kind {
@@ -143,7 +135,6 @@ extension TransportConformance.Session {
                 try transport.subscribe(SubscriptionRequest(key: "other-kind", target: .channel(channel)))
             }
         }
-        return .passed
     }
 
     /// Fails unless `body` throws a ``SwitchboardError`` with `code`.

@@ -37,12 +37,10 @@ extension TransportConformance {
 
         /// Reads the events while `body` drives the transport, then shuts it down and waits for
         /// every `run()` to return and the events to finish.
-        func perform(
-            _ body: (Session, inout TaskGroup<Void>) async throws -> Outcome
-        ) async throws -> Outcome {
-            let result: Result<Outcome, any Error> = await withTaskGroup(of: Void.self) { group in
+        func perform(_ body: (Session, inout TaskGroup<Void>) async throws -> Void) async throws {
+            let result: Result<Void, any Error> = await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.readEvents() }
-                var result: Result<Outcome, any Error>
+                var result: Result<Void, any Error>
                 do {
                     result = .success(try await body(self, &group))
                 } catch {
@@ -64,7 +62,7 @@ extension TransportConformance {
                 group.cancelAll()
                 return result
             }
-            return try result.get()
+            try result.get()
         }
 
         /// The codes the contract lets a transport report through its events.

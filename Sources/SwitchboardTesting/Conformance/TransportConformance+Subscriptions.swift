@@ -1,7 +1,7 @@
 import SwitchboardCore
 
 extension TransportConformance.Session {
-    func subscribeEstablishesThenDelivers(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func subscribeEstablishesThenDelivers(_ group: inout TaskGroup<Void>) async throws {
         startRun(in: &group)
         try subscribe("early", to: .first)
         connect(.first)
@@ -17,10 +17,9 @@ extension TransportConformance.Session {
         for key: SubscriptionKey in ["early", "late"] where events(from: 0).filter({ $0 == .subscriptionEstablished(key) }).count != 1 {
             throw failure(expected: "subscriptionEstablished(\(key)) once on one connection", observed: "it was reported more often")
         }
-        return .passed
     }
 
-    func unsubscribeStopsDelivery(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func unsubscribeStopsDelivery(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try subscribe("leaving", to: .first)
         try subscribe("staying", to: .second)
@@ -40,10 +39,9 @@ extension TransportConformance.Session {
         try expectNone("nothing more for the unsubscribed key", from: unsubscribed) { event in
             if case .received(let envelope) = event { envelope.subscription == "leaving" } else { false }
         }
-        return .passed
     }
 
-    func unsubscribeBeforeEstablished(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func unsubscribeBeforeEstablished(_ group: inout TaskGroup<Void>) async throws {
         startRun(in: &group)
         // Removed before it could be sent.
         try subscribe("never-sent", to: .first)
@@ -65,10 +63,9 @@ extension TransportConformance.Session {
         try expectNone("no event for a removed key", from: 0) { event in
             if case .received(let envelope) = event { envelope.subscription != "kept" } else { false }
         }
-        return .passed
     }
 
-    func rejectedSubscriptionFailsAlone(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func rejectedSubscriptionFailsAlone(_ group: inout TaskGroup<Void>) async throws {
         let connected = try await startConnected(&group)
         try subscribe("accepted", to: .first)
         try await expectEstablished("accepted")
@@ -85,20 +82,18 @@ extension TransportConformance.Session {
         try expectNone("the rejected subscription to fail once", from: failed + 1) { event in
             if case .subscriptionFailed("rejected", _) = event { true } else { false }
         }
-        return .passed
     }
 
-    func rejectedSubscriptionIsNeverEstablished(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func rejectedSubscriptionIsNeverEstablished(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try subscribe(SubscriptionRequest(key: "rejected", target: harness.rejectedTarget(for: .first)))
         let failed = try await expectRejection("rejected")
         try expectNone("no subscriptionEstablished for a subscription the server refused", from: 0, to: failed) { event in
             event == .subscriptionEstablished("rejected")
         }
-        return .passed
     }
 
-    func rejectedSubscriptionIsNotResent(_ group: inout TaskGroup<Void>) async throws -> Outcome {
+    func rejectedSubscriptionIsNotResent(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         try subscribe("accepted", to: .first)
         try await expectEstablished("accepted")
@@ -116,7 +111,6 @@ extension TransportConformance.Session {
             default: false
             }
         }
-        return .passed
     }
 
     /// Subscribes `key` to `stream` of `user`, waits until it is established (at index `start` or

@@ -36,22 +36,11 @@ public struct TransportConformance: Sendable {
         self.deadline = deadline
     }
 
-    /// How a check ended, when it did not fail.
-    public enum Outcome: Sendable, Equatable {
-        /// The transport did what the contract asks.
-        case passed
-        /// The check does not apply to this kind of transport; the reason says why.
-        case notApplicable(String)
-    }
-
     /// Runs one check with a fresh transport.
     /// - Parameter check: The check to run.
-    /// - Returns: ``Outcome/passed``, or ``Outcome/notApplicable(_:)`` for a check that does not
-    ///   apply to the transport's kind.
     /// - Throws: ``TransportConformanceFailure`` when the transport breaks the contract, or when the
     ///   harness fails (the failure then says so).
-    @discardableResult
-    public func run(_ check: Check) async throws(TransportConformanceFailure) -> Outcome {
+    public func run(_ check: Check) async throws(TransportConformanceFailure) {
         let transport: any EventTransport
         do {
             transport = try await harness.makeTransport()
@@ -60,7 +49,7 @@ public struct TransportConformance: Sendable {
         }
         let session = Session(check: check, transport: transport, harness: harness, deadline: deadline)
         do {
-            return try await session.perform { session, group in try await session.run(check, group: &group) }
+            try await session.perform { session, group in try await session.run(check, group: &group) }
         } catch let failure as TransportConformanceFailure {
             throw failure
         } catch {
@@ -69,14 +58,16 @@ public struct TransportConformance: Sendable {
     }
 
     /// Runs every check, one after the other, each with a fresh transport.
-    /// - Returns: Each check's outcome or failure, in the order of ``Check/allCases``.
-    public func runAll() async -> [(check: Check, result: Result<Outcome, TransportConformanceFailure>)] {
-        var results: [(check: Check, result: Result<Outcome, TransportConformanceFailure>)] = []
+    /// - Returns: Every check, in the order of ``Check/allCases``, with its failure, or nil where
+    ///   the transport passed.
+    public func runAll() async -> [(check: Check, failure: TransportConformanceFailure?)] {
+        var results: [(check: Check, failure: TransportConformanceFailure?)] = []
         for check in Check.allCases {
             do throws(TransportConformanceFailure) {
-                results.append((check, .success(try await run(check))))
+                try await run(check)
+                results.append((check, nil))
             } catch {
-                results.append((check, .failure(error)))
+                results.append((check, error))
             }
         }
         return results
@@ -84,26 +75,46 @@ public struct TransportConformance: Sendable {
 }
 
 extension TransportConformance {
-    /// One point of the ``EventTransport`` contract, checked on its own.
+    /// One point of the ``EventTransport`` contract, checked on its own. Each case says what the
+    /// check does; ``summary`` says what it proves.
     public enum Check: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// Runs and connects, then shuts down; `run()` must return without throwing.
         case runReturnsAfterShutDown
+        /// Runs and connects, then cancels the task running `run()`, which must return.
         case runReturnsWhenCancelled
+        /// Shuts down before `run()`; `run()` must then return at once and the events finish.
         case shutDownBeforeRunReturnsAtOnce
+        /// Calls `run()` while it runs; one call must throw `shutDown`, the other return after `shutDown()`.
         case secondRunThrowsShutDown
+        /// Connects and subscribes, then shuts down; the events must finish, `shutDown` the last state.
         case eventsFinishAfterShutDown
+        /// Shuts down a connected transport; `subscribe(_:)` must then throw `shutDown`.
         case subscribeAfterShutDownThrows
+        /// Subscribes to malformed channels (AppSync Events) and to a target of the other transport.
         case invalidTargetsThrow
+        /// Connects; the states must be `connecting(attempt: 1)`, then `connected`.
         case connectReportsConnectingThenConnected
+        /// Connects, has the server drop the connection, then connects as the second user, counting token fetches.
         case connectFetchesFreshTokens
+        /// Subscribes before and after connecting, has events delivered on both streams, checks order and keys.
         case subscribeEstablishesThenDelivers
+        /// Unsubscribes one of two subscriptions; an event on its stream must not arrive before a later one on the other.
         case unsubscribeStopsDelivery
+        /// Removes a subscription before connecting, and another right after subscribing; neither may deliver.
         case unsubscribeBeforeEstablished
+        /// Has the server drop the connection; both held subscriptions must be established again and deliver.
         case reconnectResubscribes
+        /// Subscribes to the harness's rejected target beside an accepted one.
         case rejectedSubscriptionFailsAlone
+        /// Subscribes to the rejected target; it must fail without being reported established first.
         case rejectedSubscriptionIsNeverEstablished
+        /// Has a subscription rejected, then the connection dropped; the rejected one must not come back.
         case rejectedSubscriptionIsNotResent
+        /// Has the server refuse credentials, connects, then connects as the second user as a barrier.
         case authFailureRefreshesOnceThenExpires
+        /// Disconnects, then connects again as a barrier; the held subscription must deliver again.
         case disconnectStopsAndKeepsSubscriptions
+        /// Unsubscribes, connects as the second user and subscribes to that user's stream, as an owner does.
         case connectAsNewIdentityReplacesConnection
 
         /// What the check proves, in one sentence.
