@@ -1,6 +1,6 @@
 import SwitchboardCore
 
-/// A conformance suite for ``EventTransport`` implementations: the contract in the protocol's
+/// A conformance suite for `EventTransport` implementations: the contract in the protocol's
 /// documentation, check by check, run against a transport through a
 /// ``TransportConformanceHarness``.
 ///
@@ -12,7 +12,7 @@ import SwitchboardCore
 /// ```
 ///
 /// Each check makes a fresh transport with ``TransportConformanceHarness/makeTransport()``, runs
-/// it, drives it as an owner would and watches its ``EventTransport/events``. Nothing sleeps on
+/// it, drives it as an owner would and watches its `EventTransport.events`. Nothing sleeps on
 /// real time to prove a timeout or an absence: an absence is proven by an ordering barrier (a
 /// later event that could only come after it), and real time only bounds waiting for something
 /// that should happen (``deadline``). A check that fails throws a
@@ -58,7 +58,7 @@ public struct TransportConformance: Sendable {
     }
 
     /// Runs every check, one after the other, each with a fresh transport.
-    /// - Returns: Every check, in the order of ``Check/allCases``, with its failure, or nil where
+    /// - Returns: Every check, in the order of `Check.allCases`, with its failure, or nil where
     ///   the transport passed.
     public func runAll() async -> [(check: Check, failure: TransportConformanceFailure?)] {
         var results: [(check: Check, failure: TransportConformanceFailure?)] = []
@@ -75,7 +75,7 @@ public struct TransportConformance: Sendable {
 }
 
 extension TransportConformance {
-    /// One point of the ``EventTransport`` contract, checked on its own. Each case says what the
+    /// One point of the `EventTransport` contract, checked on its own. Each case says what the
     /// check does; ``summary`` says what it proves.
     public enum Check: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Runs and connects, then shuts down; `run()` must return without throwing.

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchboardCore
 
-/// A transport did not do what the ``EventTransport`` contract asks, in one check of
+/// A transport did not do what the `EventTransport` contract asks, in one check of
 /// ``TransportConformance``.
 ///
 /// Its description names the check, what was expected, what was seen instead, and the events the
@@ -13,7 +13,7 @@ public struct TransportConformanceFailure: Error, Sendable, CustomStringConverti
     public var expected: String
     /// What the transport (or the harness) did instead.
     public var observed: String
-    /// Everything the transport reported through ``EventTransport/events`` during the check.
+    /// Everything the transport reported through `EventTransport.events` during the check.
     public var events: [TransportEvent]
 
     /// Creates a failure.

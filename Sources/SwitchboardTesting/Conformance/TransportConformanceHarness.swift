@@ -11,7 +11,7 @@ import SwitchboardCore
 /// - It reconnects soon after losing a connection: configure a reconnect policy such as
 ///   `.fixedDelay(.zero)`, on a ``ManualClock`` if you like (the suite never advances a clock and
 ///   never sleeps to let time pass).
-/// - It authorizes every connect with a token from the ``TransportIdentity/tokens`` of the
+/// - It authorizes every connect with a token from the `TransportIdentity.tokens` of the
 ///   identity it connects as (the suite counts those fetches).
 ///
 /// Each check makes one transport, so a harness may keep per-check state, such as the
