@@ -41,6 +41,7 @@ struct TransportConformanceTests {
     static let scriptedTransportGaps: [Check: String] = [
         .connectFetchesFreshTokens: "ScriptedTransport never asks the identity's token provider for a token",
         .authFailureRefreshesOnceThenExpires: "ScriptedTransport has no credentials a server could refuse",
+        .authFailureRecoversWithRefreshedToken: "ScriptedTransport has no credentials a server could refuse",
         .rejectedSubscriptionFailsAlone: "ScriptedTransport in automatic mode acknowledges every subscription",
         .rejectedSubscriptionIsNeverEstablished: "ScriptedTransport in automatic mode acknowledges every subscription",
         .rejectedSubscriptionIsNotResent: "ScriptedTransport in automatic mode acknowledges every subscription",

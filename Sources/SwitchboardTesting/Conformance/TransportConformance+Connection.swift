@@ -98,6 +98,24 @@ extension TransportConformance.Session {
         }
     }
 
+    func authFailureRecoversWithRefreshedToken(_ group: inout TaskGroup<Void>) async throws {
+        try await harnessStep("reject credentials") { try await self.harness.rejectCredentials(true) }
+        acceptCredentialsOnRefresh.withLock { $0 = true }
+        startRun(in: &group)
+        connect(.first)
+        let connected = try await expectConnected(after: 0, "a refused token and a refreshed one the server accepts")
+        let before = states(from: 0, to: connected)
+        guard before.allSatisfy({ if case .connecting = $0 { true } else { false } }) else {
+            throw failure(expected: "only connecting states before connected", observed: "the states \(before)")
+        }
+        guard connectFetches(.first) == [.connect, .refreshAfterRejection] else {
+            throw failure(
+                expected: "one token fetch with connect, then one with refreshAfterRejection",
+                observed: "the fetches \(describe(connectFetches(.first)))")
+        }
+        try await subscribeAndReceive("after-refresh", to: .first, after: connected)
+    }
+
     func disconnectStopsAndKeepsSubscriptions(_ group: inout TaskGroup<Void>) async throws {
         try await startConnected(&group)
         let before = try await subscribeAndReceive("kept", to: .first)

@@ -21,6 +21,7 @@ extension TransportConformance.Session {
         case .rejectedSubscriptionIsNeverEstablished: try await rejectedSubscriptionIsNeverEstablished(&group)
         case .rejectedSubscriptionIsNotResent: try await rejectedSubscriptionIsNotResent(&group)
         case .authFailureRefreshesOnceThenExpires: try await authFailureRefreshesOnceThenExpires(&group)
+        case .authFailureRecoversWithRefreshedToken: try await authFailureRecoversWithRefreshedToken(&group)
         case .disconnectStopsAndKeepsSubscriptions: try await disconnectStopsAndKeepsSubscriptions(&group)
         case .connectAsNewIdentityReplacesConnection: try await connectAsNewIdentityReplacesConnection(&group)
         }

@@ -27,6 +27,8 @@ extension TransportConformance {
         let deadline: Duration
         let log = Observed(Log())
         private let markers = LockedValue(0)
+        /// Whether a `refreshAfterRejection` token fetch makes the server accept credentials again.
+        let acceptCredentialsOnRefresh = LockedValue(false)
 
         init(check: Check, transport: any EventTransport, harness: any TransportConformanceHarness, deadline: Duration) {
             self.check = check
@@ -190,9 +192,10 @@ extension TransportConformance {
         /// The harness's identity for `user`, with its token provider wrapped to record each fetch.
         func identity(_ user: User) -> TransportIdentity {
             var identity = harness.identity(user)
-            let tokens = identity.tokens, log = log
+            let tokens = identity.tokens, log = log, harness = harness, accept = acceptCredentialsOnRefresh
             identity.tokens = TokenProvider { reason in
                 log.update { $0.tokens[user, default: []].append(reason) }
+                if reason == .refreshAfterRejection, accept.withLock({ $0 }) { try await harness.rejectCredentials(false) }
                 return try await tokens.token(for: reason)
             }
             return identity

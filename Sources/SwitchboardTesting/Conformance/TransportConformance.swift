@@ -112,6 +112,8 @@ extension TransportConformance {
         case rejectedSubscriptionIsNotResent
         /// Has the server refuse credentials, connects, then connects as the second user as a barrier.
         case authFailureRefreshesOnceThenExpires
+        /// Has the server refuse credentials until the transport asks for a refreshed token.
+        case authFailureRecoversWithRefreshedToken
         /// Disconnects, then connects again as a barrier; the held subscription must deliver again.
         case disconnectStopsAndKeepsSubscriptions
         /// Unsubscribes, connects as the second user and subscribes to that user's stream, as an owner does.
@@ -154,6 +156,8 @@ extension TransportConformance {
                 "a rejected subscription is no longer held: it is not sent again after a reconnect"
             case .authFailureRefreshesOnceThenExpires:
                 "refused credentials at connect fetch one token with refreshAfterRejection, then report disconnected(sessionExpired) and stop"
+            case .authFailureRecoversWithRefreshedToken:
+                "refused credentials at connect fetch one token with refreshAfterRejection and, when the server accepts that one, connect"
             case .disconnectStopsAndKeepsSubscriptions:
                 "disconnect() reports idle (or disconnected without error) and does not reconnect; held subscriptions are sent again on the next connect"
             case .connectAsNewIdentityReplacesConnection:
