@@ -268,6 +268,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "TransportConformanceTests",
+            dependencies: [
+                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
+                "SwitchboardEmulator", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
                 "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",

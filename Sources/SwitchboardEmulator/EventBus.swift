@@ -48,6 +48,9 @@ final class EventBus: Sendable {
         return targets.count
     }
 
+    /// Whether some connection holds a subscription under the client's id `id`.
+    func holds(id: String) -> Bool { subscribers.withLock { $0.keys.contains { $0.id == id } } }
+
     /// The number of live subscriptions, across all connections.
     var subscriptionCount: Int { subscribers.withLock { $0.count } }
 

@@ -127,6 +127,11 @@ public struct SwitchboardEmulator: Sendable {
     /// it is gone; a test that waits for a connection numbered higher than the old one can tell
     /// when a client has subscribed again.
     public var subscriptionCountsByConnection: [Int: Int] { bus.subscriptionCounts }
+
+    /// Whether some connection holds a live subscription under the client's wire id `id`. A test
+    /// that saw a client send a subscribe can wait with it until the server has taken it in, on
+    /// protocols that do not acknowledge subscriptions.
+    package func holdsSubscription(id: String) -> Bool { bus.holds(id: id) }
 }
 
 /// Runs an emulator for the duration of `body`, then shuts it down gracefully.

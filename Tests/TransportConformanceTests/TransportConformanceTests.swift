@@ -1,0 +1,60 @@
+import SwitchboardCore
+import SwitchboardTesting
+import Testing
+
+@Suite("Transport conformance", .timeLimit(.minutes(1)))
+struct TransportConformanceTests {
+    typealias Check = TransportConformance.Check
+
+    @Test("over the emulator", arguments: Flavor.allCases, Check.allCases)
+    func overTheEmulator(_ flavor: Flavor, _ check: Check) async throws {
+        try await EmulatorHarness.run(flavor) { harness in
+            try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
+        }
+    }
+
+    @Test("over scripted connections", arguments: Flavor.allCases, Check.allCases)
+    func overScriptedConnections(_ flavor: Flavor, _ check: Check) async throws {
+        try await ScriptedServerHarness.run(flavor) { harness in
+            try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
+        }
+    }
+
+    @Test("ScriptedTransport", arguments: TransportKind.allCases, Check.allCases)
+    func scriptedTransport(_ kind: TransportKind, _ check: Check) async throws {
+        // The double answers at once; a short deadline keeps its known gaps quick to fail.
+        let suite = TransportConformance(harness: ScriptedTransportHarness(kind: kind), deadline: .seconds(2))
+        try await Self.run(suite, check, knownGap: Self.scriptedTransportGaps[check])
+    }
+
+    /// Where a transport falls short of the contract, and why: such a check must fail.
+    static func gap(_ flavor: Flavor, _ check: Check) -> String? {
+        switch (flavor, check) {
+        case (.graphQLWS, .rejectedSubscriptionIsNeverEstablished), (.graphQLTransportWS, .rejectedSubscriptionIsNeverEstablished):
+            "\(flavor) has no per-subscription acknowledgement: GraphQLTransport reports a subscription established when it sends it"
+        default:
+            nil
+        }
+    }
+
+    /// Where the test double falls short of the contract, and why.
+    static let scriptedTransportGaps: [Check: String] = [
+        .connectFetchesFreshTokens: "ScriptedTransport never asks the identity's token provider for a token",
+        .authFailureRefreshesOnceThenExpires: "ScriptedTransport has no credentials a server could refuse",
+        .authFailureRecoversWithRefreshedToken: "ScriptedTransport has no credentials a server could refuse",
+        .rejectedSubscriptionFailsAlone: "ScriptedTransport in automatic mode acknowledges every subscription",
+        .rejectedSubscriptionIsNeverEstablished: "ScriptedTransport in automatic mode acknowledges every subscription",
+        .rejectedSubscriptionIsNotResent: "ScriptedTransport in automatic mode acknowledges every subscription",
+    ]
+
+    /// Runs `check`; with a known gap, the check must fail.
+    static func run(_ suite: TransportConformance, _ check: Check, knownGap: String?) async throws {
+        guard let knownGap else {
+            try await suite.run(check)
+            return
+        }
+        await withKnownIssue(Comment(rawValue: knownGap)) {
+            try await suite.run(check)
+        }
+    }
+}
