@@ -261,6 +261,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SwitchboardSyncTests",
+            dependencies: [
+                "SwitchboardSync", "SwitchboardCore", "SwitchboardNIO", "SwitchboardEmulator", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SwitchboardContractTests",
             dependencies: [
                 "SwitchboardContract", "Switchboard",
