@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
         .library(name: "SwitchboardAppSync", targets: ["SwitchboardAppSync"]),
         .library(name: "SwitchboardContract", targets: ["SwitchboardContract"]),
+        .library(name: "SwitchboardSync", targets: ["SwitchboardSync"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
@@ -117,9 +118,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "SwitchboardSync",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "SwitchboardEmulator",
             dependencies: [
                 "SwitchboardCore",
+                "SwitchboardSync",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -209,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardEmulatorTests",
             dependencies: [
-                "SwitchboardEmulator", "SwitchboardCore", "SwitchboardTesting",
+                "SwitchboardEmulator", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -246,6 +257,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardSyncTests",
+            dependencies: [
+                "SwitchboardSync", "SwitchboardCore", "SwitchboardNIO", "SwitchboardEmulator", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -15,12 +15,16 @@
 /// | ``Code/invalidConfiguration`` | a configuration value is missing or not one of the allowed values |
 /// | ``Code/decodingFailed`` | an event payload could not be decoded into its typed model |
 /// | ``Code/shutDown`` | the component was shut down before or while the call ran |
+/// | ``Code/checkpointExpired`` | a catch-up's checkpoint lies before the oldest event the server's log still holds |
+/// | ``Code/syncRejected`` | the server refused a catch-up request (an error frame or an HTTP error status) |
+/// | ``Code/checkpointStorageFailed`` | a checkpoint could not be read or saved |
 public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
     /// A stable, machine-readable error category.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case sessionExpired, network, timeout, subscriptionRejected, publishRejected
             case protocolViolation, invalidChannel, invalidConfiguration, decodingFailed, shutDown
+            case checkpointExpired, syncRejected, checkpointStorageFailed
         }
 
         private let wrapped: Wrapped
@@ -53,6 +57,13 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
         public static let decodingFailed = Code(.decodingFailed)
         /// The component has been shut down.
         public static let shutDown = Code(.shutDown)
+        /// The server's event log no longer holds every event after the catch-up's checkpoint:
+        /// events were dropped, so a full resynchronisation is needed.
+        public static let checkpointExpired = Code(.checkpointExpired)
+        /// The server refused a catch-up request; the message carries its words and code.
+        public static let syncRejected = Code(.syncRejected)
+        /// A checkpoint store could not read or save a checkpoint.
+        public static let checkpointStorageFailed = Code(.checkpointStorageFailed)
 
         /// The code's stable name, such as `sessionExpired`.
         public var description: String { wrapped.rawValue }

@@ -4,7 +4,9 @@ import SwitchboardCore
 /// The one event bus behind every protocol endpoint and the in-process publish API.
 ///
 /// Subscribers register a channel path (wildcards allowed) and a delivery closure; a publish
-/// calls the closure of every matching subscription with the channel and the event's JSON text.
+/// calls the closure of every matching subscription with the channel and the event's JSON text,
+/// after appending it to the ``EventLog`` the sync endpoints read. Every publish path (AppSync
+/// Events over WebSocket and HTTP, the in-process API) goes through ``publish(channel:event:)``.
 /// Delivery closures must not block: they hand the event to their connection's outbox.
 final class EventBus: Sendable {
     typealias Delivery = @Sendable (_ channel: ChannelPath, _ event: String) -> Void
@@ -20,6 +22,10 @@ final class EventBus: Sendable {
     }
 
     private let subscribers = LockedValue<[Key: Subscriber]>([:])
+    /// Everything published, for catch-up.
+    let log: EventLog
+
+    init(log: EventLog) { self.log = log }
 
     /// Registers (or replaces) connection `connection`'s subscription `id`.
     func subscribe(connection: Int, id: String, channel: ChannelPath, deliver: @escaping Delivery) {
@@ -40,6 +46,7 @@ final class EventBus: Sendable {
     /// - Returns: How many subscriptions received it.
     @discardableResult
     func publish(channel: ChannelPath, event: String) -> Int {
+        log.append(channel: channel.description, event: event)
         let targets = subscribers.withLock { state in
             state.values.filter { $0.channel.matches(channel) }.map(\.deliver)
         }

@@ -9,6 +9,10 @@ final class FaultState: Sendable {
         var rejectUntilReset = false
         /// Delay before each outbound frame.
         var frameLatency: Duration?
+        /// How the sync stream misbehaves, if it does.
+        var syncStream: SwitchboardEmulator.SyncStreamFault?
+        /// Delay before each sync answer: a REST page, or the stream's `start`.
+        var syncRoundTripLatency: Duration?
     }
 
     private let state = LockedValue(State())
@@ -39,6 +43,18 @@ final class FaultState: Sendable {
     var frameLatency: Duration? {
         get { state.withLock { $0.frameLatency } }
         set { state.withLock { $0.frameLatency = newValue } }
+    }
+
+    /// How the sync stream misbehaves; nil when it works.
+    var syncStream: SwitchboardEmulator.SyncStreamFault? {
+        get { state.withLock { $0.syncStream } }
+        set { state.withLock { $0.syncStream = newValue } }
+    }
+
+    /// The simulated round trip of the sync endpoints.
+    var syncRoundTripLatency: Duration? {
+        get { state.withLock { $0.syncRoundTripLatency } }
+        set { state.withLock { $0.syncRoundTripLatency = newValue } }
     }
 
     /// Clears every fault.

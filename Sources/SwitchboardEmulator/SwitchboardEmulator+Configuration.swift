@@ -31,6 +31,11 @@ extension SwitchboardEmulator {
         /// Serve `wss`/`https` with a self-signed certificate for `localhost` and `127.0.0.1`,
         /// made at start; ``Endpoints/certificatePEM`` is what clients trust. Defaults to false.
         public var tls = false
+        /// The most events the event log behind the sync endpoints keeps; the oldest is dropped
+        /// beyond it. Defaults to 100 000.
+        public var eventLogCapacity = 100_000
+        /// The most events in one `sync.stream.batch` frame. Defaults to 500.
+        public var syncStreamBatchSize = 500
 
         /// Creates a configuration.
         /// - Parameters:
@@ -96,6 +101,10 @@ extension SwitchboardEmulator {
         public var httpURL: String { "\(httpScheme)://127.0.0.1:\(port)/event" }
         /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (`graphql-ws`, `graphql-transport-ws` and the AppSync GraphQL dialect).
         public var graphQLURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/graphql" }
+        /// The sync stream's WebSocket URL, `ws://127.0.0.1:<port>/v1/sync/stream` (`wss://` with TLS).
+        public var syncStreamURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/v1/sync/stream" }
+        /// The REST fallback's base URL, `http://127.0.0.1:<port>` (`GET /sync/pull` below it).
+        public var syncBaseURL: String { "\(httpScheme)://127.0.0.1:\(port)" }
         /// The base of the control endpoints, `http://127.0.0.1:<port>/control`.
         public var controlURL: String { "\(httpScheme)://127.0.0.1:\(port)/control" }
 

@@ -40,7 +40,8 @@ extension SwitchboardEmulator {
     /// - Parameter latency: The delay per frame.
     public func setFrameLatency(_ latency: Duration?) { faults.frameLatency = latency }
 
-    /// Clears the auth rejection and the per-frame latency.
+    /// Clears the auth rejection, the per-frame latency, the sync stream fault and the sync
+    /// round-trip latency.
     public func resetFaults() { faults.reset() }
 
     private func broadcast(_ item: Outgoing) -> Int {

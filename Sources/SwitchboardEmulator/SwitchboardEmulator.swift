@@ -23,7 +23,7 @@ import SwitchboardCore
 public struct SwitchboardEmulator: Sendable {
     /// The configuration the emulator runs with.
     public let configuration: Configuration
-    let bus = EventBus()
+    let bus: EventBus
     let registry = ConnectionRegistry()
     let faults = FaultState()
     let clock: any Clock<Duration>
@@ -41,7 +41,11 @@ public struct SwitchboardEmulator: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.now = now
+        self.bus = EventBus(log: EventLog(capacity: configuration.eventLogCapacity, now: now))
     }
+
+    /// The log the sync endpoints serve.
+    var log: EventLog { bus.log }
 
     /// Binds `127.0.0.1`, reports the endpoints, and serves until the calling task is cancelled
     /// (graceful shutdown).
@@ -53,6 +57,9 @@ public struct SwitchboardEmulator: Sendable {
         let router = Router(context: EmulatorRequestContext.self)
         HTTPPublishRoute(configuration: configuration, bus: bus, now: now).register(on: router)
         ControlRoutes(emulator: self).register(on: router)
+        SyncRoutes(stream: SyncStreamDriver(
+            configuration: configuration, log: bus.log, registry: registry, faults: faults, recorder: recorder, clock: clock)
+        ).register(on: router)
         let driver = AppSyncConnectionDriver(
             configuration: configuration, bus: bus, registry: registry, faults: faults, recorder: recorder,
             clock: clock, now: now)
@@ -79,8 +86,15 @@ public struct SwitchboardEmulator: Sendable {
         }
         let logger = configuration.logger
         let certificate = try configuration.tls ? EmulatorCertificate.make() : nil
-        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled)))
+        let faults = self.faults
+        let webSocketResponder = router.buildResponder()
+        let plain = HTTPServerBuilder { responder in
+            MissingEndpointGate(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(ws: .init(maxFrameSize: 1 << 22, autoPing: .disabled))),
+                isMissing: { path in path == SyncStreamDriver.endpoint && faults.syncStream?.kind == .disabled })
+        }
         let app = Application(
             router: router,
             server: try certificate.map { try .tls(plain, tlsConfiguration: $0.serverConfiguration) } ?? plain,

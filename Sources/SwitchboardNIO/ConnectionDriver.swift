@@ -97,18 +97,3 @@ struct ConnectionDriver: Sendable {
         }
     }
 }
-
-/// Measures durations on an injected clock.
-struct Stopwatch: Sendable {
-    /// The time since the stopwatch was made.
-    let elapsed: @Sendable () -> Duration
-
-    init(_ clock: any Clock<Duration>) {
-        elapsed = Self.measure(clock)
-    }
-
-    private static func measure<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Switchboard
+import SwitchboardCore
 
 /// The events `switchboard demo` publishes: the nine event types of the new contract in turn,
 /// for one demo user, as the backend would publish them on AppSync Events.

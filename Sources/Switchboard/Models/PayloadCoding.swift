@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// A wire field name. The models decode through string keys so that the new and the legacy name
 /// of a field can both be read, and so the shared fields are decoded by one piece of code.
