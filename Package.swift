@@ -162,7 +162,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator", "SwitchboardContract", "SwitchboardTesting",
+                "SwitchboardEmulator", "SwitchboardContract", "SwitchboardTesting", "SwitchboardSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
