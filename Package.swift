@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "Switchboard",
             dependencies: [
-                "SwitchboardCore",
+                "SwitchboardCore", "SwitchboardSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -176,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTests",
             dependencies: [
-                "Switchboard", "SwitchboardCore", "SwitchboardTesting",
+                "Switchboard", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -130,6 +130,19 @@ public struct SyncSummary: Sendable {
     /// How many `GET /sync/pull` requests the fallback made (0 when the stream completed).
     public var pullRequests: Int
 
+    /// Creates a summary (for other ``CatchUpSource``s).
+    /// - Parameters:
+    ///   - deliveredEvents: Events handed to `deliver`.
+    ///   - checkpoint: The checkpoint saved last.
+    ///   - streamFailure: Why the sync stream was left, if it was.
+    ///   - pullRequests: How many REST pages were fetched.
+    public init(deliveredEvents: Int, checkpoint: SyncCheckpoint?, streamFailure: SwitchboardError? = nil, pullRequests: Int = 0) {
+        self.deliveredEvents = deliveredEvents
+        self.checkpoint = checkpoint
+        self.streamFailure = streamFailure
+        self.pullRequests = pullRequests
+    }
+
     /// Whether the sync stream delivered everything, without the REST fallback.
     public var completedOverStream: Bool { streamFailure == nil }
 }

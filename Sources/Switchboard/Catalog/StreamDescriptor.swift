@@ -1,9 +1,14 @@
+import Foundation
 import SwitchboardCore
 
 /// A typed event that has a place in the stream catalog.
 package protocol CatalogEvent: SwitchboardEvent, Codable, Equatable {
     /// Every wire field the model understands, legacy names included; others are logged at debug.
     static var knownFieldNames: Set<String> { get }
+    /// The `eventType` AppSync Events carries; nil from the legacy transport.
+    var eventType: String? { get set }
+    /// The `timestamp` AppSync Events carries; nil from the legacy transport.
+    var timestamp: Date? { get set }
 }
 
 /// The name of one consumer stream, such as `devicePresence`.

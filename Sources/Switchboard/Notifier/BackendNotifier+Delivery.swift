@@ -6,7 +6,8 @@ import SwitchboardCore
 extension BackendNotifier {
     /// Routes one envelope to the streams its subscription serves, decodes it once per stream
     /// type and publishes the typed values.
-    func deliver(_ envelope: EventEnvelope) {
+    func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
+        if route == .live, holdWhileCatchingUp(envelope) { return }
         let streams = table.streams(servedBy: envelope.subscription)
         guard !streams.isEmpty else {
             metrics.unrouted.increment()
@@ -19,12 +20,12 @@ extension BackendNotifier {
         let eventId = UUID().uuidString
         let descriptors = streams.sorted().map(StreamCatalog.descriptor)
         switch envelope.transport {
-        case .appsync: deliverAppSync(envelope, to: descriptors, eventId: eventId)
-        case .graphql: deliverGraphQL(envelope, to: descriptors, eventId: eventId)
+        case .appsync: deliverAppSync(envelope, to: descriptors, eventId: eventId, route: route)
+        case .graphql: deliverGraphQL(envelope, to: descriptors, eventId: eventId, route: route)
         }
     }
 
-    private func deliverAppSync(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String) {
+    func deliverAppSync(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
         let eventType: String
         do {
             let probe = try decoder.decode(EventTypeProbe.self, from: envelope.payload)
@@ -45,11 +46,11 @@ extension BackendNotifier {
             return
         }
         for descriptor in targets {
-            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: nil)
+            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: nil, route: route)
         }
     }
 
-    private func deliverGraphQL(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String) {
+    private func deliverGraphQL(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
         guard let field = descriptors.first?.legacy.field else { return }
         let result: JSONValue?
         do {
@@ -64,12 +65,13 @@ extension BackendNotifier {
             return
         }
         for descriptor in descriptors where descriptor.legacySelects(result) {
-            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: field)
+            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: field, route: route)
         }
     }
 
     private func publish<Output: CatalogEvent>(
-        _ type: Output.Type, envelope: EventEnvelope, descriptor: StreamDescriptor, eventId: String, legacyField: String?
+        _ type: Output.Type, envelope: EventEnvelope, descriptor: StreamDescriptor, eventId: String, legacyField: String?,
+        route: DeliveryRoute
     ) {
         let metadata = EventMetadata(
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
@@ -88,6 +90,9 @@ extension BackendNotifier {
                     "switchboard.event": "\(Output.eventName)", "switchboard.fields": "\(unknown.joined(separator: ","))"])
             }
         }
+        // The same event looks the same on both transports once the metadata only AppSync
+        // Events carries is left out: that is how a catch-up recognises what arrived live.
+        guard admit(Self.fingerprint(value, stream: descriptor.id), route: route) else { return }
         if let filter, !filter.shouldDeliver(value, metadata: metadata) {
             metrics.filtered.increment()
             logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])
@@ -110,6 +115,17 @@ extension BackendNotifier {
     private func decodingError(_ error: any Error, what: String) -> SwitchboardError {
         if let error = error as? SwitchboardError { return error }
         return SwitchboardError(code: .decodingFailed, message: "could not decode \(what): \(error)")
+    }
+}
+
+extension BackendNotifier {
+    /// A value's identity for recognising it again: its stream and its fields, without
+    /// `eventType` and `timestamp` (only AppSync Events carries them), and its timestamp aside.
+    static func fingerprint<Output: CatalogEvent>(_ value: Output, stream: StreamID) -> Fingerprint {
+        var bare = value
+        bare.eventType = nil
+        bare.timestamp = nil
+        return Fingerprint(key: "\(stream.rawValue)|\(bare)", timestamp: value.timestamp)
     }
 }
 

@@ -17,6 +17,7 @@ extension BackendNotifier {
             identity = nil
             pendingGap = nil
             connectionResetRequested = true
+            resetCatchUp()
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
@@ -36,6 +37,7 @@ extension BackendNotifier {
                 send(table.removeAll())
                 pendingGap = nil
                 connectionResetRequested = true
+                resetCatchUp()
             } else {
                 logger.debug("signed in: connecting", metadata: ["switchboard.user": "\(next.userId)"])
             }
@@ -109,10 +111,10 @@ extension BackendNotifier {
             case .connected:
                 connectionResetRequested = false
                 reconcile()
-                if let gap = pendingGap {
-                    pendingGap = nil
-                    deliveryResumed(after: gap)
-                }
+                let gap = pendingGap
+                pendingGap = nil
+                if let gap { deliveryResumed(after: gap) }
+                catchUpIfNeeded(after: gap)
             case .connecting, .waitingToReconnect, .idle, .shutDown:
                 send(table.connectionLost())
             case .disconnected(let error):

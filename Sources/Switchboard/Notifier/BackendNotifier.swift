@@ -34,11 +34,16 @@ public actor BackendNotifier {
     public struct Configuration: Sendable {
         /// The AppSync Events channel namespace; `vortex-app` by default.
         public var namespace: String
+        /// Catching up on what was missed during gaps; off (nil) by default. See ``CatchUp``.
+        public var catchUp: CatchUp?
 
         /// Creates a configuration.
-        /// - Parameter namespace: The AppSync Events channel namespace.
-        public init(namespace: String = "vortex-app") {
+        /// - Parameters:
+        ///   - namespace: The AppSync Events channel namespace.
+        ///   - catchUp: Catching up after gaps; off by default.
+        public init(namespace: String = "vortex-app", catchUp: CatchUp? = nil) {
             self.namespace = namespace
+            self.catchUp = catchUp
         }
     }
 
@@ -114,6 +119,10 @@ public actor BackendNotifier {
     var connectionState = ConnectionState.idle
     var stateObservers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
     var errorObservers: [Int: AsyncStream<SwitchboardError>.Continuation] = [:]
+    var catchUpBook = CatchUpBook()
+    let catchUpReasons: AsyncStream<CatchUpReason>
+    let catchUpRequests: AsyncStream<CatchUpReason>.Continuation
+    let catchUpMetrics: CatchUpMetrics
 
     /// Creates a notifier over one transport.
     /// - Parameters:
@@ -147,6 +156,8 @@ public actor BackendNotifier {
         logger[metadataKey: "switchboard.transport"] = "\(transport.kind)"
         self.logger = logger
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
+        self.catchUpMetrics = CatchUpMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpReason>.makeStream()
         (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
     }
@@ -235,7 +246,10 @@ public actor BackendNotifier {
         let slots = self.slots
         let sessions = sessionSource.updates()
         let inputs = inputContinuation
+        let catchUpReasons = catchUpReasons
+        catchUpBook.startedAt = Date()
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.runCatchUps(catchUpReasons) }
             // One transport at a time: the next one starts only after the previous one's run()
             // returned and its events stopped being read.
             group.addTask {
@@ -294,6 +308,7 @@ public actor BackendNotifier {
         }
         inputContinuation.finish()
         slotContinuation.finish()
+        catchUpRequests.finish()
         let finished = consumers.values
         consumers.removeAll()
         for consumer in finished {

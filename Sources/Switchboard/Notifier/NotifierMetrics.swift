@@ -1,6 +1,23 @@
 import CoreMetrics
 import SwitchboardCore
 
+/// The counters of catching up after gaps.
+struct CatchUpMetrics: Sendable {
+    /// Missed events delivered by a catch-up.
+    let delivered: Counter
+    /// Events a catch-up fetched that consumers had already got live, or that arrived live
+    /// while it ran; not delivered again.
+    let duplicates: Counter
+    /// Catch-ups that failed (reported on `errors()`); the next gap tries again.
+    let failures: Counter
+
+    init(factory: any MetricsFactory) {
+        delivered = Counter(label: "switchboard.notifier.catch_up.delivered", factory: factory)
+        duplicates = Counter(label: "switchboard.notifier.catch_up.duplicates", factory: factory)
+        failures = Counter(label: "switchboard.notifier.catch_up.failures", factory: factory)
+    }
+}
+
 /// The notifier's counters, with dotted names and the transport as a dimension.
 ///
 /// A live switch of transport makes a new value for the new transport, so every counter carries

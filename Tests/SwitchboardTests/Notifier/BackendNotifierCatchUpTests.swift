@@ -1,0 +1,221 @@
+import Foundation
+import Switchboard
+import SwitchboardCore
+import SwitchboardSync
+import SwitchboardTesting
+import Testing
+
+/// A backend event log for tests: what was "published", served to catch-ups from a checkpoint
+/// (`seq:N`, the number of events already fetched), two events per batch. It can hold a
+/// catch-up until released, and fail the next one.
+final class ScriptedEventLog: CatchUpSource {
+    private struct State {
+        var events: [SyncEvent] = []
+        var calls = 0
+        var gateClosed = false
+        var waiting = 0
+        var failNext: SwitchboardError?
+    }
+
+    private let state = Observed(State())
+
+    /// Appends an event on `channel` to the log.
+    func publish(_ payload: String, on channel: String) {
+        state.update { state in
+            state.events.append(SyncEvent(id: "e\(state.events.count + 1)", channel: channel, event: payload, publishedAt: Date()))
+        }
+    }
+
+    var calls: Int { state.value.calls }
+
+    /// Holds the next catch-ups before they deliver anything, until ``open()``.
+    func close() { state.update { $0.gateClosed = true } }
+    func open() { state.update { $0.gateClosed = false } }
+    /// Waits until a catch-up is held at the gate.
+    func waitUntilHeld() async { await state.wait { $0.waiting > 0 } }
+    func failNext(_ error: SwitchboardError) { state.update { $0.failNext = error } }
+
+    func catchUp(
+        since: SyncCheckpoint?, store: any CheckpointStore, progress: @escaping @Sendable (SyncProgress) -> Void,
+        deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
+    ) async throws -> SyncSummary {
+        state.update { $0.calls += 1; $0.waiting += 1 }
+        await state.wait { !$0.gateClosed }
+        let failure = state.update { state -> SwitchboardError? in
+            state.waiting -= 1
+            defer { state.failNext = nil }
+            return state.failNext
+        }
+        if let failure { throw failure }
+        let events = state.value.events
+        var position: Int
+        if let saved = try await store.load(), let number = Int(saved.rawValue.dropFirst(4)) {
+            position = number
+        } else {
+            let after = since.flatMap { ISO8601DateFormatter().date(from: $0.rawValue) } ?? .distantPast
+            position = events.firstIndex { $0.publishedAt > after } ?? events.count
+        }
+        let start = position
+        while position < events.count {
+            let batch = Array(events[position..<min(position + 2, events.count)])
+            try await deliver(batch)
+            position += batch.count
+            try await store.save(SyncCheckpoint(rawValue: "seq:\(position)"))
+            progress(SyncProgress(processed: position - start, total: events.count - start))
+        }
+        progress(SyncProgress(processed: position - start, total: events.count - start, isFinal: true))
+        return SyncSummary(deliveredEvents: position - start, checkpoint: try await store.load(), streamFailure: nil, pullRequests: 0)
+    }
+}
+
+@Suite("BackendNotifier catches up after gaps", .timeLimit(.minutes(1)))
+struct BackendNotifierCatchUpTests {
+    static let roleChannel = "vortex-app/user/u1/roleChanged"
+
+    struct Harness {
+        let notifier: BackendNotifier
+        let transport: ScriptedTransport
+        let session: SessionSource
+        let log: ScriptedEventLog
+        let store: InMemoryCheckpointStore
+        let broker: RecordingEventBroker
+
+        /// Publishes a role event: into the log, and live too unless `missed`.
+        func publishRole(_ reason: String, missed: Bool = false) {
+            let payload = #"{"eventType":"user/roleChanged","timestamp":"2026-11-22T10:00:00.000Z","reason":"\#(reason)"}"#
+            log.publish(payload, on: BackendNotifierCatchUpTests.roleChannel)
+            if !missed { transport.deliver(payload, on: SubscriptionKey(BackendNotifierCatchUpTests.roleChannel)) }
+        }
+    }
+
+    func run(_ body: (Harness) async throws -> Void) async throws {
+        let transport = ScriptedTransport(kind: .appsync)
+        let session = SessionSource()
+        let log = ScriptedEventLog()
+        let store = InMemoryCheckpointStore()
+        let broker = RecordingEventBroker()
+        let notifier = BackendNotifier(
+            transport: transport, session: session,
+            configuration: .init(catchUp: .init(source: log, store: store)), broker: broker.broker)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await notifier.run() }
+            try await body(Harness(notifier: notifier, transport: transport, session: session, log: log, store: store, broker: broker))
+            await notifier.shutDown()
+            try await group.waitForAll()
+        }
+    }
+
+    func take(_ count: Int, from iterator: inout AsyncStream<RoleChangeOutput>.AsyncIterator) async -> [String?] {
+        var values: [String?] = []
+        while values.count < count, let value = await iterator.next() { values.append(value.reason) }
+        return values
+    }
+
+    func connected(_ h: Harness) async {
+        h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
+        await h.transport.waitUntil { $0.established.contains(SubscriptionKey(Self.roleChannel)) }
+    }
+
+    @Test("after a reconnect, the missed events are delivered once, in order, and the live ones are not repeated")
+    func reconnect() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.transport.dropConnection()
+            h.publishRole("b", missed: true)
+            h.publishRole("c", missed: true)
+            h.transport.dropConnection()
+            h.publishRole("d")
+            #expect(await take(3, from: &roles) == ["b", "c", "d"])
+            #expect(h.log.calls >= 2, "the first connection and each reconnect catch up")
+        }
+    }
+
+    @Test("live events that arrive while catching up wait for the missed ones, and one fetched both ways comes once")
+    func heldWhileCatchingUp() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.log.close()
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            await h.log.waitUntilHeld()
+            // "c" reaches the log before the catch-up reads it and arrives live while it is held;
+            // "d" and "e" are published as it runs (in the log, and live).
+            h.publishRole("c")
+            h.log.open()
+            h.publishRole("d")
+            h.publishRole("e")
+            let got = await take(4, from: &roles)
+            #expect(got == ["b", "c", "d", "e"])
+        }
+    }
+
+    @Test("a failed catch-up is reported, releases the held events, and the next gap tries again from the same checkpoint")
+    func failure() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            var errors = await h.notifier.errors().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.log.failNext(SwitchboardError(code: .checkpointExpired, message: "the log no longer reaches back"))
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            h.publishRole("c")
+            let afterFailure = await take(1, from: &roles)
+            #expect(afterFailure == ["c"])
+            var codes: [SwitchboardError.Code] = []
+            while let error = await errors.next() {
+                codes.append(error.code)
+                if error.code == .checkpointExpired { break }
+            }
+            #expect(codes.last == .checkpointExpired)
+            h.transport.dropConnection()
+            #expect(await take(1, from: &roles) == ["b"], "the missed event comes with the next catch-up; c is not repeated")
+            h.publishRole("d")
+            #expect(await take(1, from: &roles) == ["d"])
+        }
+    }
+
+    @Test("events on other users' channels in the log are not delivered")
+    func otherUsers() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.log.publish(#"{"eventType":"user/roleChanged","timestamp":"2026-11-22T10:00:00.000Z","reason":"not mine"}"#,
+                          on: "vortex-app/user/u2/roleChanged")
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            #expect(await take(1, from: &roles) == ["b"])
+        }
+    }
+
+    @Test("gaps and progress are published on the broker")
+    func systemEvents() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a", missed: true)
+            h.publishRole("b", missed: true)
+            h.publishRole("c", missed: true)
+            h.transport.dropConnection()
+            #expect(await take(3, from: &roles) == ["a", "b", "c"])
+            while h.broker.published(DeliveryGapEvent.self).isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(h.broker.published(DeliveryGapEvent.self) == [DeliveryGapEvent(reason: "reconnected", transport: .appsync)])
+            let final = CatchUpProgressEvent(processed: 3, total: 3, isFinal: true)
+            while !h.broker.published(CatchUpProgressEvent.self).contains(final) { try await Task.sleep(for: .milliseconds(2)) }
+            // The updates of the catch-up that fetched the three: after the previous final one,
+            // up to its own final one, never going back.
+            let all = h.broker.published(CatchUpProgressEvent.self)
+            let end = try #require(all.firstIndex(of: final))
+            let start = all[..<end].lastIndex { $0.isFinal }.map { $0 + 1 } ?? 0
+            let updates = all[start...end].map(\.processed)
+            #expect(updates == updates.sorted() && updates.last == 3, "\(all)")
+        }
+    }
+}
