@@ -253,7 +253,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator", "SwitchboardTesting",
+                "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
