@@ -227,10 +227,8 @@ extension BackendNotifier {
     /// Delivery has resumed after a gap in which events may have been missed: right after a
     /// switch of transport, or a reconnect, once the connection is up again.
     ///
-    /// This is the hook for catch-up sync (contract.md §6): fetch what was published during the
-    /// gap from the backend's event log and deliver what consumers have not seen. The
-    /// subscriptions are being re-established when it runs, so a catch-up must skip events that
-    /// also arrive live (by event id). Nothing is fetched yet.
+    /// It logs the gap; the catch-up itself (contract.md §6) starts right after it, in
+    /// ``catchUpIfNeeded(after:)``, when ``Configuration/catchUp`` is set.
     func deliveryResumed(after gap: DeliveryGap) {
         logger.debug("delivery resumed after a gap", metadata: ["switchboard.gap": "\(gap)"])
     }
