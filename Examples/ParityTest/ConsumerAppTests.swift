@@ -8,9 +8,12 @@ import Testing
 /// API generations see every event.
 @Suite("The consumer app example runs on both transports", .serialized, .timeLimit(.minutes(1)))
 struct ConsumerAppTests {
+    /// Only bounds a run that went wrong; a loaded CI machine may take several seconds per run.
+    static let timeout = Duration.seconds(45)
+
     @Test("every published event reaches both API generations, then the app signs out", arguments: TransportKind.allCases)
     func run(_ kind: TransportKind) async throws {
-        let updates = try await ExampleRun.run(selection: TransportSelection(kind: kind, source: .code))
+        let updates = try await ExampleRun.run(selection: TransportSelection(kind: kind, source: .code), timeout: Self.timeout)
         let events = updates.compactMap { update -> (AppUpdate.Generation, String)? in
             guard case .event(let generation, let method, _) = update else { return nil }
             return (generation, method)
@@ -26,7 +29,7 @@ struct ConsumerAppTests {
     @Test("what the app shows is the same on AppSync Events and on GraphQL")
     func sameOnBothTransports() async throws {
         func shown(_ kind: TransportKind) async throws -> [String] {
-            try await ExampleRun.run(selection: TransportSelection(kind: kind, source: .code)).map(\.description).sorted()
+            try await ExampleRun.run(selection: TransportSelection(kind: kind, source: .code), timeout: Self.timeout).map(\.description).sorted()
         }
         #expect(try await shown(.appsync) == (try await shown(.graphql)))
     }
