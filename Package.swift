@@ -296,6 +296,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Examples/: built and run by `swift test` like the rest, but not products of the package.
+        .executableTarget(
+            name: "switchboard-example",
+            dependencies: [
+                "Switchboard", "SwitchboardAppSync", "SwitchboardGraphQL", "SwitchboardNIO", "SwitchboardEmulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ConsumerApp",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExampleParityTests",
+            dependencies: [
+                "switchboard-example",
+                "Switchboard", "SwitchboardAppSync", "SwitchboardGraphQL", "SwitchboardNIO", "SwitchboardEmulator",
+                "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ParityTest",
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
