@@ -201,7 +201,7 @@ struct GraphQLTransportProtocolTests {
         let result = try await withRunningEmulator(configuration: testConfiguration(), clock: clock) { _, endpoints in
             try await withGraphQLSocket(endpoints, subprotocol: "graphql-transport-ws") { socket in
                 await clock.sleepers(atLeast: 1)
-                clock.advance(by: .seconds(3))
+                clock.advance(by: .seconds(60))
                 while try await socket.next() != nil {}
             }
         }

@@ -10,9 +10,13 @@ let silentLogger = Logger(label: "switchboard.emulator.tests", factory: { _ in S
 let testAPIKey = "test-api-key"
 let testSecret = Array("emulator-test-secret".utf8)
 
+/// The emulator as the tests use it. The connection_init timeout is a minute, not the default
+/// 3 s: it runs on the real clock in most tests, and a loaded CI machine must not trip it.
 func testConfiguration(keepAlive: Duration = .seconds(60)) -> SwitchboardEmulator.Configuration {
-    SwitchboardEmulator.Configuration(
+    var configuration = SwitchboardEmulator.Configuration(
         auth: .init(apiKeys: [testAPIKey], jwtSecret: testSecret), keepAliveInterval: keepAlive, logger: silentLogger)
+    configuration.graphQLConnectionInitTimeout = .seconds(60)
+    return configuration
 }
 
 /// Signs an HS256 JWT for tests.
