@@ -15,7 +15,13 @@ cd "$(dirname "$0")"
 report="$(mktemp -t switchboard-bench.XXXXXX)"
 trap 'rm -f "$report"' EXIT
 
+load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 SWITCHBOARD_BENCH_REPORT="$report" swift package benchmark --no-progress "$@" >&2
+load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+
+echo
+echo "Switchboard benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), $(swift --version 2>/dev/null | head -1)"
+echo "$(nproc) cores; load average before: $load_before, after: $load_after (other work on the machine skews every figure)"
 
 python3 - "$report" <<'PY'
 import statistics, sys
