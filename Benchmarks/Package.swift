@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "SwitchboardGraphQL", package: "Switchboard"),
                 .product(name: "SwitchboardAppSync", package: "Switchboard"),
                 .product(name: "SwitchboardEmulator", package: "Switchboard"),
+                .product(name: "SwitchboardSync", package: "Switchboard"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
