@@ -1,0 +1,78 @@
+import Benchmark
+import Foundation
+import NIOConcurrencyHelpers
+import Switchboard
+import SwitchboardCore
+import SwitchboardEmulator
+
+enum LatencyMetric {
+    static let p50 = BenchmarkMetric.custom("p50 µs", polarity: .prefersSmaller, useScalingFactor: false)
+    static let p99 = BenchmarkMetric.custom("p99 µs", polarity: .prefersSmaller, useScalingFactor: false)
+    static let p999 = BenchmarkMetric.custom("p99.9 µs", polarity: .prefersSmaller, useScalingFactor: false)
+}
+
+/// Publish to consumer on loopback at 1,000 events per second: the emulator publishes in process
+/// (`SwitchboardEmulator.publish`), the notifier's consumer reads typed archive values; each event
+/// carries its sequence number in `archiveId`, and the latency is the time from just before the
+/// publish call to the consumer receiving the value (one process, one monotonic clock).
+func registerLatency() {
+    for kind in [TransportKind.appsync, .graphql] {
+        Benchmark(
+            "Latency \(kind) at 1,000 events/s",
+            configuration: .init(metrics: [LatencyMetric.p50, LatencyMetric.p99, LatencyMetric.p999], warmupIterations: 0, maxIterations: 1)
+        ) { benchmark in
+            let samples = try await Latency.run(kind, events: 10_000, rate: 1_000)
+            Report.record(benchmark, LatencyMetric.p50, Latency.percentile(samples, 0.50))
+            Report.record(benchmark, LatencyMetric.p99, Latency.percentile(samples, 0.99))
+            Report.record(benchmark, LatencyMetric.p999, Latency.percentile(samples, 0.999))
+        }
+    }
+}
+
+enum Latency {
+    /// The latency of each of `events` events, in microseconds, sent at `rate` per second.
+    static func run(_ kind: TransportKind, events: Int, rate: Int) async throws -> [Double] {
+        try await withRunningEmulator(configuration: Rig.emulatorConfiguration()) { emulator, endpoints in
+            let notifier = Rig.notifier(kind, port: endpoints.port)
+            return try await Rig.running(notifier) {
+                var values = await notifier.archiveValues().makeAsyncIterator()
+                try await Rig.wait("the archive subscription") { emulator.subscriptionCount >= 1 }
+                // Warm the path (and make sure the subscription is live) before measuring.
+                for warm in 0..<100 {
+                    try emulator.publish(channel: ArchivePayload.channel, event: ArchivePayload.event(archiveId: "w\(warm)"))
+                    _ = await values.next()
+                }
+                let clock = ContinuousClock()
+                let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
+                let period = Duration.seconds(1) / rate
+                async let publishing: Void = {
+                    let start = clock.now
+                    for sequence in 0..<events {
+                        try await clock.sleep(until: start + period * sequence)
+                        let event = ArchivePayload.event(archiveId: String(sequence))
+                        sent.withLockedValue { $0[sequence] = clock.now }
+                        try emulator.publish(channel: ArchivePayload.channel, event: event)
+                    }
+                }()
+                var latencies: [Double] = []
+                latencies.reserveCapacity(events)
+                while latencies.count < events, let value = await values.next() {
+                    let now = clock.now
+                    guard let sequence = value.archiveId.flatMap(Int.init),
+                        let at = sent.withLockedValue({ $0[sequence] })
+                    else { continue }
+                    latencies.append(at.duration(to: now).seconds * 1e6)
+                }
+                try await publishing
+                return latencies
+            }
+        }
+    }
+
+    static func percentile(_ samples: [Double], _ p: Double) -> Int {
+        guard !samples.isEmpty else { return 0 }
+        let sorted = samples.sorted()
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)
+        return Int(sorted[max(0, index)].rounded())
+    }
+}
