@@ -205,6 +205,13 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         }
         guard generation == self.generation, case .connecting = phase else { return [] }
         if authorization { return authorizationFailed(error, at: now, random: &random) }
+        if error.code == .invalidConfiguration {
+            // A URL or setting the connector refuses (such as ws:// to a remote host) will be
+            // refused again: stop instead of retrying.
+            resetSubscriptions()
+            phase = .stopped
+            return dropOverlap() + failPublishes(error) { _ in true } + [.emit(.connectionStateChanged(.disconnected(error)))]
+        }
         return connectionLost(.failed(error), error: error, at: now, random: &random)
     }
 

@@ -31,9 +31,12 @@ extension GraphQLConnectionStateMachine {
                 ? .authorization(handshake.description)
                 : .retryable(.failed(SwitchboardError(code: .network, message: handshake.description, cause: handshake)), isNormal: false)
         } else if let error = error as? SwitchboardError {
-            ending = error.code == .sessionExpired
-                ? .authorization(error.message)
-                : .retryable(.failed(error), isNormal: false)
+            switch error.code {
+            case .sessionExpired: ending = .authorization(error.message)
+            // A URL or setting the connector refuses will be refused again: stop.
+            case .invalidConfiguration: ending = .fatal(error)
+            default: ending = .retryable(.failed(error), isNormal: false)
+            }
         } else {
             ending = .retryable(.failed(SwitchboardError(code: .network, message: "could not connect: \(error)")), isNormal: false)
         }

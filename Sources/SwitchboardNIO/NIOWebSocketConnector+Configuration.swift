@@ -34,6 +34,10 @@ extension NIOWebSocketConnector {
         /// Where connection lifecycle (debug) and frame (trace) lines go. Header values and
         /// subprotocols are never logged. Default: a logger that discards everything.
         public var logger: Logger
+        /// Whether plaintext `ws` may reach hosts other than this machine. Off by default:
+        /// credentials travel in the upgrade request, so anything beyond loopback needs `wss`
+        /// unless this is set (a trusted network, a TLS-terminating sidecar).
+        public var allowsPlaintextToRemoteHosts = false
 
         /// Creates a configuration.
         /// - Parameters:

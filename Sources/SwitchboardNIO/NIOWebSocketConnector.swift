@@ -49,6 +49,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
     /// - Throws: See ``NIOWebSocketConnector``.
     public func open(_ request: WebSocketRequest) async throws -> NIOWebSocketConnection {
         let target = try WebSocketTarget(url: request.url)
+        try target.checkTransportSecurity(allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)
         var logger = configuration.logger
         logger[metadataKey: "switchboard.websocket.endpoint"] = "\(target.endpoint)"
         let (head, ignored) = try UpgradeRequest.head(for: request, target: target)

@@ -48,6 +48,27 @@ struct WebSocketTarget: Hashable, Sendable {
         isIPLiteral = (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
+    /// Whether the host is this machine: `localhost` (or a name under `.localhost`), an IPv4
+    /// address in 127.0.0.0/8, or `::1`.
+    var isLoopback: Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return isIPLiteral && octets.count == 4 && octets.first == "127"
+    }
+
+    /// Refuses plaintext `ws` to another machine: credentials (API keys, tokens, signatures)
+    /// travel in the upgrade request and the first frames.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration``.
+    func checkTransportSecurity(allowingPlaintext: Bool) throws(SwitchboardError) {
+        guard !isSecure, !isLoopback, !allowingPlaintext else { return }
+        throw SwitchboardError(
+            code: .invalidConfiguration,
+            message: "ws://\(hostHeader) is not loopback: use wss, which carries the credentials encrypted "
+                + "(or set NIOWebSocketConnector.Configuration.allowsPlaintextToRemoteHosts for a trusted network)")
+    }
+
     /// The name sent in TLS SNI and checked against the certificate; `nil` for an IP literal,
     /// which is never sent as SNI and is checked against the certificate's IP addresses instead.
     var serverName: String? { isIPLiteral ? nil : host }

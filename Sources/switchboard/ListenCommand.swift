@@ -44,6 +44,9 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: "Also trust the PEM certificates in this file (wss to a private CA or `serve --tls`).")
     var caFile: String?
 
+    @Flag(help: "Allow plaintext ws:// to a host other than this machine (credentials travel unencrypted).")
+    var allowPlaintext = false
+
     @Option(help: "Exit 0 after this many events.")
     var count: Int?
 
@@ -71,7 +74,7 @@ struct ListenCommand: AsyncParsableCommand {
             authorization: authorization,
             wireProtocol: try options.wireProtocol(file),
             reconnectPolicy: try options.reconnectPolicy(file),
-            connector: try .trusting(caFile: caFile))
+            connector: try .trusting(caFile: caFile, allowPlaintext: allowPlaintext))
         let secret = authorization.secret
         let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in secret })
         let notifier = BackendNotifier(transport: transport, session: session)

@@ -41,6 +41,9 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: "With --ws: also trust the PEM certificates in this file.")
     var caFile: String?
 
+    @Flag(help: "Allow plaintext ws:// to a host other than this machine (credentials travel unencrypted).")
+    var allowPlaintext = false
+
     @Option(help: "A JSON file with defaults (keys: httpUrl, url, auth).")
     var config: String?
 
@@ -81,7 +84,7 @@ struct PublishCommand: AsyncParsableCommand {
         let transport = AppSyncEventsTransport(
             // A command line waits longer than an app would: connecting is part of every publish.
             configuration: .init(realtimeURL: endpoint, authorization: mode, reconnectPolicy: .never, publishTimeout: .seconds(30)),
-            connector: try NIOWebSocketConnector.trusting(caFile: caFile))
+            connector: try NIOWebSocketConnector.trusting(caFile: caFile, allowPlaintext: allowPlaintext))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await transport.run() }
             defer { transport.shutDown() }

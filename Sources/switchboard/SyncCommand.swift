@@ -54,6 +54,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("PEM file with extra CA certificates to trust for wss.", valueName: "file"))
     var caFile: String?
 
+    @Flag(help: "Allow plaintext ws:// to a host other than this machine (credentials travel unencrypted).")
+    var allowPlaintext = false
+
     func validate() throws {
         guard let base = URL(string: url), let scheme = base.scheme?.lowercased(), ["http", "https"].contains(scheme),
               base.host != nil
@@ -86,7 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
         configuration.pullLimit = pageSize
         let extraHeaders = try parsedHeaders()
         configuration.headers = { extraHeaders }
-        let client = SyncClient(configuration: configuration, connector: try NIOWebSocketConnector.trusting(caFile: caFile))
+        let client = SyncClient(configuration: configuration, connector: try NIOWebSocketConnector.trusting(caFile: caFile, allowPlaintext: allowPlaintext))
         let store: any CheckpointStore = checkpoint.map { FileCheckpointStore(path: $0) } ?? InMemoryCheckpointStore()
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) != 0)
         let printEvents = printEvents

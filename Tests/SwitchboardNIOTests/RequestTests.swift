@@ -76,3 +76,31 @@ struct RequestTests {
         }
     }
 }
+
+@Suite("Plaintext ws only on loopback", .timeLimit(.minutes(1)))
+struct TransportSecurityTests {
+    @Test("loopback hosts may use ws; any other host needs wss", arguments: [
+        ("ws://127.0.0.1:8080/x", true), ("ws://127.10.0.3/x", true), ("ws://localhost:1/x", true),
+        ("ws://api.localhost/x", true), ("ws://[::1]:9/x", true),
+        ("ws://example.com/x", false), ("ws://10.0.0.5/x", false), ("ws://128.0.0.1/x", false),
+        ("ws://127.example.com/x", false), ("ws://localhost.example.com/x", false), ("ws://[::2]/x", false),
+        ("wss://example.com/x", true),
+    ])
+    func policy(url: String, allowed: Bool) throws {
+        let target = try WebSocketTarget(url: URL(string: url)!)
+        let passes = (try? target.checkTransportSecurity(allowingPlaintext: false)) != nil
+        #expect(passes == allowed, "\(url)")
+        // The explicit opt-in allows every host.
+        #expect(throws: Never.self) { try target.checkTransportSecurity(allowingPlaintext: true) }
+    }
+
+    @Test("the connector refuses ws to a remote host before opening a socket, with a clear error")
+    func connectorRefuses() async throws {
+        let connector = NIOWebSocketConnector()
+        let error = await #expect(throws: SwitchboardError.self) {
+            _ = try await connector.connect(WebSocketRequest(url: URL(string: "ws://events.example.com/event/realtime")!))
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("ws://events.example.com is not loopback: use wss") == true)
+    }
+}
