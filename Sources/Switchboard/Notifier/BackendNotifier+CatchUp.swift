@@ -118,25 +118,25 @@ extension BackendNotifier {
     /// Whether a decoded value should reach consumers, and the bookkeeping that goes with it.
     func admit(_ fingerprint: @autoclosure () -> Fingerprint, route: DeliveryRoute) -> Bool {
         guard let catchUp = configuration.catchUp else { return true }
-        let print = fingerprint()
+        let mark = fingerprint()
         switch route {
         case .caughtUp:
-            if catchUpBook.delivered.take(print) {
+            if catchUpBook.delivered.take(mark) {
                 catchUpBook.deliveredTotal -= 1
                 catchUpMetrics.duplicates.increment()
                 return false
             }
-            catchUpBook.caughtUp.add(print)
+            catchUpBook.caughtUp.add(mark)
             catchUpMetrics.delivered.increment()
             return true
         case .live, .released:
             // A live copy of an event a catch-up delivered can arrive after it, even after the
             // catch-up ended: the previous catch-up's deliveries are still recognised.
-            if catchUpBook.caughtUp.take(print) || catchUpBook.caughtUpBefore.take(print) {
+            if catchUpBook.caughtUp.take(mark) || catchUpBook.caughtUpBefore.take(mark) {
                 catchUpMetrics.duplicates.increment()
                 return false
             }
-            catchUpBook.delivered.add(print)
+            catchUpBook.delivered.add(mark)
             catchUpBook.deliveredTotal += 1
             if catchUpBook.deliveredTotal >= catchUp.rememberedDeliveries, !catchUpBook.running {
                 requestCatchUp(.rememberedDeliveriesFull)
@@ -232,16 +232,16 @@ struct Fingerprint: Equatable {
 struct Fingerprints {
     private var entries: [String: [Date?]] = [:]
 
-    mutating func add(_ print: Fingerprint) { entries[print.key, default: []].append(print.timestamp) }
+    mutating func add(_ mark: Fingerprint) { entries[mark.key, default: []].append(mark.timestamp) }
 
-    /// Removes one entry that matches `print`; false when none does.
-    mutating func take(_ print: Fingerprint) -> Bool {
-        guard var timestamps = entries[print.key] else { return false }
-        let index = timestamps.firstIndex { $0 == print.timestamp }
-            ?? timestamps.firstIndex { $0 == nil || print.timestamp == nil }
+    /// Removes one entry that matches `mark`; false when none does.
+    mutating func take(_ mark: Fingerprint) -> Bool {
+        guard var timestamps = entries[mark.key] else { return false }
+        let index = timestamps.firstIndex { $0 == mark.timestamp }
+            ?? timestamps.firstIndex { $0 == nil || mark.timestamp == nil }
         guard let index else { return false }
         timestamps.remove(at: index)
-        entries[print.key] = timestamps.isEmpty ? nil : timestamps
+        entries[mark.key] = timestamps.isEmpty ? nil : timestamps
         return true
     }
 }
