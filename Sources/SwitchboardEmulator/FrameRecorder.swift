@@ -41,11 +41,5 @@ final class FrameRecorder: Sendable {
     /// Closes the file.
     func close() { handle.withLock { try? $0.close() } }
 
-    static func redacted(_ frame: String) -> String {
-        guard var object = JSONText.decodeObject(frame), let auth = object["authorization"] as? [String: Any] else {
-            return frame
-        }
-        object["authorization"] = auth.mapValues { _ in "REDACTED" }
-        return JSONText.encode(object)
-    }
+    static func redacted(_ frame: String) -> String { CredentialRedaction.redacted(frame) }
 }

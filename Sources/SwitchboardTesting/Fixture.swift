@@ -240,16 +240,10 @@ extension Fixture {
 /// How fixture frames are compared: credentials redacted, operation ids named by order of first
 /// appearance.
 public enum FixtureFrames {
-    /// Keys whose values are credentials, at any depth; compared case-insensitively.
-    static let secretKeys: Set<String> = ["authorization", "authtoken", "token", "x-api-key", "apikey", "x-amz-security-token"]
-
-    /// The frame with every credential value replaced by `"REDACTED"`: the values of a key in
-    /// ``secretKeys`` (or, when it holds an object, each of its values). Frames that are not JSON
-    /// objects come back unchanged.
-    public static func redacted(_ frame: String) -> String {
-        guard let object = parse(frame) else { return frame }
-        return encode(redact(object) as? [String: Any] ?? object)
-    }
+    /// The frame with every credential value replaced by `"REDACTED"`: the values of a key that
+    /// names a credential (`authorization`, `token`, `x-api-key`, …) at any depth, or, when it
+    /// holds an object, each of its values. Frames that are not JSON objects come back unchanged.
+    public static func redacted(_ frame: String) -> String { CredentialRedaction.redacted(frame) }
 
     static func parse(_ frame: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(frame.utf8))) as? [String: Any]
@@ -261,25 +255,7 @@ public enum FixtureFrames {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func redact(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, inner) in object {
-                if secretKeys.contains(key.lowercased()) {
-                    if let nested = inner as? [String: Any] {
-                        result[key] = nested.mapValues { _ in "REDACTED" }
-                    } else {
-                        result[key] = "REDACTED"
-                    }
-                } else {
-                    result[key] = redact(inner)
-                }
-            }
-            return result
-        }
-        if let array = value as? [Any] { return array.map(redact) }
-        return value
-    }
+    static func redact(_ value: Any) -> Any { CredentialRedaction.redact(value) }
 
     /// The frame's top-level operation `id`, if it has one.
     static func operationID(_ object: [String: Any]) -> String? {

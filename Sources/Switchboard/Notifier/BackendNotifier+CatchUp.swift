@@ -68,6 +68,8 @@ extension BackendNotifier {
         var running = false
         /// Another gap happened while one ran: run again when it ends.
         var again: CatchUpReason?
+        /// The running catch-up follows another without the held events having been released.
+        var chained = false
         /// The first connection's catch-up was requested.
         var started = false
         /// Live envelopes held back while a catch-up runs, in arrival order.
@@ -175,8 +177,11 @@ extension BackendNotifier {
 
     private func catchUpStarting() -> (CatchUp, SyncCheckpoint)? {
         guard lifecycle == .running, let catchUp = configuration.catchUp else { return nil }
-        catchUpBook.caughtUpBefore = catchUpBook.caughtUp
-        catchUpBook.caughtUp = Fingerprints()
+        if !catchUpBook.chained {
+            // Within a chain, the held events have yet to be matched against every catch-up of it.
+            catchUpBook.caughtUpBefore = catchUpBook.caughtUp
+            catchUpBook.caughtUp = Fingerprints()
+        }
         return (catchUp, SyncCheckpoint(publishedAfter: catchUpBook.startedAt))
     }
 
@@ -209,13 +214,18 @@ extension BackendNotifier {
             report(asSwitchboardError(error, code: .network))
         }
         catchUpBook.running = false
+        if let again = catchUpBook.again {
+            // Another gap opened while this one was being filled: the held events may follow a
+            // hole only the next catch-up fills, so they stay held until it has.
+            catchUpBook.again = nil
+            catchUpBook.chained = true
+            requestCatchUp(again)
+            return
+        }
+        catchUpBook.chained = false
         let held = catchUpBook.held
         catchUpBook.held.removeAll()
         for envelope in held { deliver(envelope, route: .released) }
-        if let again = catchUpBook.again {
-            catchUpBook.again = nil
-            requestCatchUp(again)
-        }
     }
 }
 

@@ -28,7 +28,7 @@ final class ScriptedEventLog: CatchUpSource {
 
     var calls: Int { state.value.calls }
 
-    /// Holds the next catch-ups before they deliver anything, until ``open()``.
+    /// Holds the next catch-ups (after they have seen what the log holds) until ``open()``.
     func close() { state.update { $0.gateClosed = true } }
     func open() { state.update { $0.gateClosed = false } }
     /// Waits until a catch-up is held at the gate.
@@ -39,7 +39,12 @@ final class ScriptedEventLog: CatchUpSource {
         since: SyncCheckpoint?, store: any CheckpointStore, progress: @escaping @Sendable (SyncProgress) -> Void,
         deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
     ) async throws -> SyncSummary {
-        state.update { $0.calls += 1; $0.waiting += 1 }
+        // What the log holds when the catch-up asks (a real server counts its total then).
+        let events = state.update { state -> [SyncEvent] in
+            state.calls += 1
+            state.waiting += 1
+            return state.events
+        }
         await state.wait { !$0.gateClosed }
         let failure = state.update { state -> SwitchboardError? in
             state.waiting -= 1
@@ -47,7 +52,6 @@ final class ScriptedEventLog: CatchUpSource {
             return state.failNext
         }
         if let failure { throw failure }
-        let events = state.value.events
         var position: Int
         if let saved = try await store.load(), let number = Int(saved.rawValue.dropFirst(4)) {
             position = number
@@ -150,6 +154,29 @@ struct BackendNotifierCatchUpTests {
             h.log.open()
             h.publishRole("d")
             h.publishRole("e")
+            let got = await take(4, from: &roles)
+            #expect(got == ["b", "c", "d", "e"])
+        }
+    }
+
+    @Test("a gap that opens while a catch-up runs keeps the live events held until the next catch-up filled it")
+    func gapDuringCatchUp() async throws {
+        try await run { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.log.close()
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            await h.log.waitUntilHeld()  // the first catch-up has seen a and b only
+            h.publishRole("c")
+            h.publishRole("d", missed: true)
+            h.transport.dropConnection()
+            // The notifier has seen the second gap (while the first catch-up still waits).
+            while h.broker.published(DeliveryGapEvent.self).count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+            h.publishRole("e")
+            h.log.open()
             let got = await take(4, from: &roles)
             #expect(got == ["b", "c", "d", "e"])
         }
