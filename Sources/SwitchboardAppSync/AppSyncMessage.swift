@@ -73,6 +73,7 @@ enum AppSyncCodec {
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/protocolViolation`` for a frame
     ///   that is not a JSON object with a known `type`, or misses a field its type needs.
     static func decode(_ text: String) throws -> AppSyncServerMessage {
+        if let message = decodeData(text) { return message }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
             throw violation("a frame that is not a JSON object", text)
         }
@@ -109,6 +110,30 @@ enum AppSyncCodec {
         case "publish_error": return .publishError(id: id, errors)
         case "error": return .error(id: id, errors)
         default: throw violation("an unknown message type '\(type)'", text)
+        }
+    }
+
+    /// A `data` frame whose event is a JSON string or an array of them, read in one pass without
+    /// `JSONSerialization`: every event arrives this way. Nil leaves the frame to the general
+    /// path, which reads it the same way (``JSONDocument`` answers only for what it would accept).
+    private static func decodeData(_ text: String) -> AppSyncServerMessage? {
+        guard let document = JSONDocument(text),
+              let type = document.member("type", of: document.root), document.string(type) == "data",
+              let id = document.member("id", of: document.root).flatMap(document.string),
+              let event = document.member("event", of: document.root)
+        else { return nil }
+        switch document.kind(event) {
+        case .string:
+            return document.string(event).map { .data(id: id, events: [$0]) }
+        case .array:
+            var events: [String] = []
+            for element in document.elements(of: event) ?? [] {
+                guard let text = document.string(element) else { return nil }
+                events.append(text)
+            }
+            return .data(id: id, events: events)
+        default:
+            return nil
         }
     }
 

@@ -50,6 +50,7 @@ struct GraphQLCodec: Sendable {
     /// Decodes a server frame.
     /// - Throws: ``GraphQLCodecError`` for malformed JSON, a missing `type`/`id` or an unknown type.
     func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
+        if let result = decodeResult(text) { return result }
         let frame: GraphQLJSON
         do {
             frame = try GraphQLJSON.parse(text)
@@ -91,6 +92,22 @@ struct GraphQLCodec: Sendable {
         default:
             throw GraphQLCodecError(message: "unknown \(dialect) message type '\(type)'")
         }
+    }
+
+    /// A `data`/`next` frame with a non-null `data` and no `errors`, read in one pass: every event
+    /// arrives this way. Its `data` is handed on as the bytes that arrived, not parsed and written
+    /// again. Nil leaves the frame to the general path (``JSONDocument`` answers only for text
+    /// that path would accept).
+    private func decodeResult(_ text: String) -> GraphQLServerMessage? {
+        guard let frame = JSONDocument(text),
+              let type = frame.member("type", of: frame.root).flatMap(frame.string),
+              type == (dialect == .graphQLTransportWS ? "next" : "data"),
+              let id = frame.member("id", of: frame.root).flatMap(frame.string), !id.isEmpty,
+              let payload = frame.member("payload", of: frame.root), frame.kind(payload) == .object,
+              let data = frame.member("data", of: payload), frame.kind(data) != .null,
+              frame.member("errors", of: payload) == nil
+        else { return nil }
+        return .next(id: id, data: Data(frame.rawBytes(data)), errors: [])
     }
 
     private static func id(_ frame: GraphQLJSON, _ type: String) throws(GraphQLCodecError) -> String {
