@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// A parsed JSON value, used where the notifier must look inside a payload before it knows the
 /// typed model (routing by `eventType`, GraphQL selection rules).
@@ -24,6 +25,21 @@ package enum JSONValue: Sendable, Hashable, Decodable {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// The value of a node of a parsed document, as `JSONDecoder` would have read it.
+    package init(_ document: JSONDocument, _ index: JSONDocument.Index) {
+        switch document.kind(index) {
+        case .null: self = .null
+        case .bool: self = .bool(document.bool(index) ?? false)
+        case .number: self = .number(document.double(index) ?? 0)
+        case .string: self = .string(document.string(index) ?? "")
+        case .array: self = .array((document.elements(of: index) ?? []).map { JSONValue(document, $0) })
+        case .object:
+            var members: [String: JSONValue] = [:]
+            for (key, value) in document.members(of: index) ?? [] { members[key] = JSONValue(document, value) }
+            self = .object(members)
         }
     }
 

@@ -17,6 +17,28 @@ package enum EventPayloadDecoder {
     package static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, under rootField: String? = nil
     ) throws(SwitchboardError) -> T {
+        try decode(type, from: data, under: rootField, document: JSONDocument(data))
+    }
+
+    /// Decodes a payload that was already parsed.
+    ///
+    /// The models are read straight from `document` (``DocumentDecoder``); `JSONDecoder` reads
+    /// `data` only when that path declines, and then gives the value or the error.
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - data: The JSON bytes.
+    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
+    ///     the event object itself.
+    ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
+    /// - Returns: The decoded model.
+    /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
+    package static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, under rootField: String?, document: JSONDocument?
+    ) throws(SwitchboardError) -> T {
+        if let document, let node = rootField.map({ document.member($0, of: document.root) }) ?? document.root,
+           let value = DocumentDecoder.decode(T.self, from: document, at: node) {
+            return value
+        }
         do {
             guard let rootField else {
                 return try JSONDecoder().decode(T.self, from: data)

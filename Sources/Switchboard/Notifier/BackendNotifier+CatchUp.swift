@@ -195,7 +195,7 @@ extension BackendNotifier {
             guard event.channel.hasPrefix(prefix) else { continue }
             let envelope = EventEnvelope(
                 subscription: "catch-up", payload: Data(event.event.utf8), receivedAt: Date(), transport: .appsync)
-            deliverAppSync(envelope, to: descriptors, eventId: event.id, route: .caughtUp)
+            deliverAppSync(envelope, document: JSONDocument(envelope.payload), to: descriptors, eventId: event.id, route: .caughtUp)
         }
     }
 

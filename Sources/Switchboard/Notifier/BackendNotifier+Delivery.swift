@@ -5,7 +5,8 @@ import SwitchboardCore
 
 extension BackendNotifier {
     /// Routes one envelope to the streams its subscription serves, decodes it once per stream
-    /// type and publishes the typed values.
+    /// type and publishes the typed values. The payload is parsed once (``JSONDocument``) for
+    /// routing and decoding; `JSONDecoder` reads it only where that parse leaves it.
     func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
         if route == .live, holdWhileCatchingUp(envelope) { return }
         let streams = table.streams(servedBy: envelope.subscription)
@@ -17,22 +18,21 @@ extension BackendNotifier {
         }
         logger.trace("event", metadata: [
             "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payload.count)"])
-        let eventId = UUID().uuidString
+        let eventId = EventIdentifiers.make()
         let descriptors = streams.sorted().map(StreamCatalog.descriptor)
+        let document = JSONDocument(envelope.payload)
         switch envelope.transport {
-        case .appsync: deliverAppSync(envelope, to: descriptors, eventId: eventId, route: route)
-        case .graphql: deliverGraphQL(envelope, to: descriptors, eventId: eventId, route: route)
+        case .appsync: deliverAppSync(envelope, document: document, to: descriptors, eventId: eventId, route: route)
+        case .graphql: deliverGraphQL(envelope, document: document, to: descriptors, eventId: eventId, route: route)
         }
     }
 
-    func deliverAppSync(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
+    func deliverAppSync(
+        _ envelope: EventEnvelope, document: JSONDocument?, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute
+    ) {
         let eventType: String
         do {
-            let probe = try decoder.decode(EventTypeProbe.self, from: envelope.payload)
-            guard let value = probe.eventType else {
-                throw SwitchboardError(code: .decodingFailed, message: "the payload has no eventType (required)")
-            }
-            eventType = value
+            eventType = try self.eventType(of: envelope.payload, document: document)
         } catch {
             let failure = decodingError(error, what: "the event envelope")
             undeliverable(envelope, eventName: "unknown", error: failure, eventId: eventId, stream: nil)
@@ -46,15 +46,22 @@ extension BackendNotifier {
             return
         }
         for descriptor in targets {
-            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: nil, route: route)
+            publish(descriptor.outputType, envelope: envelope, document: document, descriptor: descriptor, eventId: eventId,
+                    legacyField: nil, route: route)
         }
     }
 
-    private func deliverGraphQL(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
+    private func deliverGraphQL(
+        _ envelope: EventEnvelope, document: JSONDocument?, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute
+    ) {
         guard let field = descriptors.first?.legacy.field else { return }
         let result: JSONValue?
         do {
-            result = try decoder.decode(JSONValue.self, from: envelope.payload)[field]
+            if let document, document.kind(document.root) == .object {
+                result = document.member(field, of: document.root).map { JSONValue(document, $0) }
+            } else {
+                result = try decoder.decode(JSONValue.self, from: envelope.payload)[field]
+            }
         } catch {
             undeliverable(envelope, eventName: "unknown", error: decodingError(error, what: "the GraphQL result"),
                           eventId: eventId, stream: nil)
@@ -65,19 +72,33 @@ extension BackendNotifier {
             return
         }
         for descriptor in descriptors where descriptor.legacySelects(result) {
-            publish(descriptor.outputType, envelope: envelope, descriptor: descriptor, eventId: eventId, legacyField: field, route: route)
+            publish(descriptor.outputType, envelope: envelope, document: document, descriptor: descriptor, eventId: eventId,
+                    legacyField: field, route: route)
         }
     }
 
+    /// The `eventType` of an AppSync payload, for routing: read by ``JSONDocument`` in one pass,
+    /// or by `JSONDecoder` when that leaves the payload to it (and for the error).
+    private func eventType(of payload: Data, document: JSONDocument?) throws -> String {
+        if let document, let value = document.member("eventType", of: document.root),
+           let eventType = document.string(value) {
+            return eventType
+        }
+        guard let eventType = try decoder.decode(EventTypeProbe.self, from: payload).eventType else {
+            throw SwitchboardError(code: .decodingFailed, message: "the payload has no eventType (required)")
+        }
+        return eventType
+    }
+
     private func publish<Output: CatalogEvent>(
-        _ type: Output.Type, envelope: EventEnvelope, descriptor: StreamDescriptor, eventId: String, legacyField: String?,
-        route: DeliveryRoute
+        _ type: Output.Type, envelope: EventEnvelope, document: JSONDocument?, descriptor: StreamDescriptor, eventId: String,
+        legacyField: String?, route: DeliveryRoute
     ) {
         let metadata = EventMetadata(
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
         let value: Output
         do {
-            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: legacyField)
+            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: legacyField, document: document)
         } catch {
             undeliverable(envelope, eventName: Output.eventName, error: error, eventId: eventId, stream: descriptor.id)
             return
