@@ -34,11 +34,12 @@ public struct EventMetadata: Sendable, Hashable {
 
     /// Creates metadata.
     /// - Parameters:
-    ///   - eventId: A unique id; a new UUID by default.
+    ///   - eventId: A unique id; by default a new UUID-shaped one, unique within the process
+    ///     (made without a system call, unlike `UUID()`).
     ///   - receivedAt: The receive time; now by default.
     ///   - transport: The carrying transport, if any.
     ///   - stream: The stream name, if any.
-    public init(eventId: String = UUID().uuidString, receivedAt: Date = Date(), transport: TransportKind? = nil, stream: String? = nil) {
+    public init(eventId: String = EventIdentifiers.make(), receivedAt: Date = Date(), transport: TransportKind? = nil, stream: String? = nil) {
         self.eventId = eventId
         self.receivedAt = receivedAt
         self.transport = transport
