@@ -115,20 +115,24 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     }
 
     /// When the transport must call ``timerFired(at:random:)`` next, if at all.
+    /// Asked after every frame, so it allocates nothing.
     var nextDeadline: Instant? {
-        var deadlines: [Instant] = []
+        var earliest: Instant?
+        func consider(_ deadline: Instant) {
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
         switch phase {
-        case .awaitingAck(_, let deadline), .connected(_, let deadline), .waiting(_, let deadline): deadlines.append(deadline)
+        case .awaitingAck(_, let deadline), .connected(_, let deadline), .waiting(_, let deadline): consider(deadline)
         case .idle, .connecting, .stopped: break
         }
-        if let replaceAt, candidate == nil, case .connected = phase { deadlines.append(replaceAt) }
+        if let replaceAt, candidate == nil, case .connected = phase { consider(replaceAt) }
         switch candidate?.stage {
-        case .awaitingAck(let deadline)?, .subscribing(_, let deadline)?: deadlines.append(deadline)
+        case .awaitingAck(let deadline)?, .subscribing(_, let deadline)?: consider(deadline)
         default: break
         }
-        deadlines += publishes.values.map(\.deadline)
-        if let overlapExpiry { deadlines.append(overlapExpiry) }
-        return deadlines.min()
+        for publish in publishes.values { consider(publish.deadline) }
+        if let overlapExpiry { consider(overlapExpiry) }
+        return earliest
     }
 
     /// Whether a socket that just opened as `generation` is still wanted.

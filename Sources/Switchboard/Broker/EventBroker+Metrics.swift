@@ -85,58 +85,66 @@ struct BrokerStats {
 /// `switchboard.broker.dead_letters` and `switchboard.broker.dropped`, and timer
 /// `switchboard.broker.dispatch`, all with dimension `event`; gauge `switchboard.broker.subscribers`.
 struct BrokerMetrics: Sendable {
-    private struct Key: Hashable {
-        var label: String
-        var event: String
+    /// The instruments of one event name. A publish needs two; they are looked up together.
+    private struct Instruments: Sendable {
+        var published: Counter?
+        var dispatch: CoreMetrics.Timer?
+        var deadLetters: Counter?
+        var dropped: Counter?
     }
 
     private let factory: any MetricsFactory
-    private let prefix: String
+    private let publishedLabel: String
+    private let dispatchLabel: String
+    private let deadLettersLabel: String
+    private let droppedLabel: String
     private let subscribers: Gauge
-    private let counters = LockedValue<[Key: Counter]>([:])
-    private let timers = LockedValue<[String: CoreMetrics.Timer]>([:])
+    private let instruments = LockedValue<[String: Instruments]>([:])
 
     init(factory: any MetricsFactory, prefix: String) {
         self.factory = factory
-        self.prefix = prefix
+        publishedLabel = "\(prefix).published"
+        dispatchLabel = "\(prefix).dispatch"
+        deadLettersLabel = "\(prefix).dead_letters"
+        droppedLabel = "\(prefix).dropped"
         self.subscribers = Gauge(label: "\(prefix).subscribers", factory: factory)
     }
 
     func recordPublished(_ eventName: String, dispatchTime: Duration) {
-        counter("published", eventName).increment()
-        timer(eventName).record(duration: dispatchTime)
+        let cached = instruments.withLock { cache -> (Counter, CoreMetrics.Timer)? in
+            guard let entry = cache[eventName], let published = entry.published, let dispatch = entry.dispatch else { return nil }
+            return (published, dispatch)
+        }
+        let (counter, timer) = cached ?? (
+            instrument(\.published, eventName) { Counter(label: publishedLabel, dimensions: $0, factory: factory) },
+            instrument(\.dispatch, eventName) { CoreMetrics.Timer(label: dispatchLabel, dimensions: $0, factory: factory) })
+        counter.increment()
+        timer.record(duration: dispatchTime)
     }
 
     func recordDeadLetter(_ eventName: String) {
-        counter("dead_letters", eventName).increment()
+        instrument(\.deadLetters, eventName) { Counter(label: deadLettersLabel, dimensions: $0, factory: factory) }.increment()
     }
 
     func recordDropped(_ eventName: String) {
-        counter("dropped", eventName).increment()
+        instrument(\.dropped, eventName) { Counter(label: droppedLabel, dimensions: $0, factory: factory) }.increment()
     }
 
     func recordSubscriberCount(_ count: Int) {
         subscribers.record(count)
     }
 
-    private func counter(_ name: String, _ eventName: String) -> Counter {
-        let key = Key(label: "\(prefix).\(name)", event: eventName)
-        if let cached = counters.withLock({ $0[key] }) { return cached }
+    /// The cached instrument of an event name, made on first use.
+    private func instrument<Instrument>(
+        _ slot: WritableKeyPath<Instruments, Instrument?>, _ eventName: String,
+        make: ([(String, String)]) -> Instrument
+    ) -> Instrument {
+        if let cached = instruments.withLock({ $0[eventName]?[keyPath: slot] }) { return cached }
         // Made outside the lock: the factory is someone else's code.
-        let made = Counter(label: key.label, dimensions: [("event", eventName)], factory: factory)
-        return counters.withLock { cache in
-            if let cached = cache[key] { return cached }
-            cache[key] = made
-            return made
-        }
-    }
-
-    private func timer(_ eventName: String) -> CoreMetrics.Timer {
-        if let cached = timers.withLock({ $0[eventName] }) { return cached }
-        let made = CoreMetrics.Timer(label: "\(prefix).dispatch", dimensions: [("event", eventName)], factory: factory)
-        return timers.withLock { cache in
-            if let cached = cache[eventName] { return cached }
-            cache[eventName] = made
+        let made = make([("event", eventName)])
+        return instruments.withLock { cache in
+            if let cached = cache[eventName]?[keyPath: slot] { return cached }
+            cache[eventName, default: Instruments()][keyPath: slot] = made
             return made
         }
     }
