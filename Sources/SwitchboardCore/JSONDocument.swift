@@ -78,15 +78,17 @@ package struct JSONDocument: Sendable {
         let end = nodes[object.value].next
         var key = key
         return key.withUTF8 { wanted -> Index? in
-            while keyNode < end {
-                let candidate = nodes[keyNode]
-                if candidate.end - candidate.start == wanted.count,
-                   bytes[candidate.start..<candidate.end].elementsEqual(wanted) {
-                    return Index(keyNode + 1)
+            bytes.withUnsafeBufferPointer { bytes -> Index? in
+                while keyNode < end {
+                    let candidate = nodes[keyNode]
+                    if candidate.end - candidate.start == wanted.count,
+                       wanted.isEmpty || memcmp(bytes.baseAddress! + candidate.start, wanted.baseAddress!, wanted.count) == 0 {
+                        return Index(keyNode + 1)
+                    }
+                    keyNode = nodes[keyNode + 1].next
                 }
-                keyNode = nodes[keyNode + 1].next
+                return nil
             }
-            return nil
         }
     }
 
@@ -162,12 +164,11 @@ package struct JSONDocument: Sendable {
         output.reserveCapacity(node.end - node.start)
         var position = node.start
         while position < node.end {
-            let byte = bytes[position]
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                position += 1
-                continue
-            }
+            // Copy the run up to the next escape in one go.
+            let run = bytes[position..<node.end].firstIndex(of: UInt8(ascii: "\\")) ?? node.end
+            output.append(contentsOf: bytes[position..<run])
+            position = run
+            guard position < node.end else { break }
             let escape = bytes[position + 1]
             position += 2
             switch escape {
