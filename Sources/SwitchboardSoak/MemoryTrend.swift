@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One reading of the process's memory.
+package struct MemorySample: Sendable, Equatable {
+    /// Seconds since the soak started.
+    package var elapsed: Double
+    /// Resident set size in bytes (`/proc/self/statm`), or nil where there is no procfs.
+    package var residentBytes: Int?
+    /// Bytes malloc has handed out and not had back (glibc `mallinfo2`), or nil elsewhere.
+    package var heapBytes: Int?
+
+    package init(elapsed: Double, residentBytes: Int?, heapBytes: Int?) {
+        self.elapsed = elapsed
+        self.residentBytes = residentBytes
+        self.heapBytes = heapBytes
+    }
+
+    /// Reads the current process.
+    package static func read(elapsed: Double) -> MemorySample {
+        MemorySample(elapsed: elapsed, residentBytes: residentBytes(), heapBytes: heapBytes())
+    }
+
+    private static func residentBytes() -> Int? {
+        // statm: size resident shared text lib data dt, counted in pages.
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = statm.split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    private static func heapBytes() -> Int? {
+        #if canImport(Glibc)
+        let info = mallinfo2()
+        // In-use chunks of the arenas plus mmapped blocks.
+        return Int(info.uordblks) + Int(info.hblkhd)
+        #else
+        return nil
+        #endif
+    }
+}
+
+/// The soak's rule for memory growth. Pure.
+///
+/// Samples before ``warmUp`` are ignored: buffers, caches, the emulator's bounded event log and
+/// the notifier's remembered deliveries fill up then. The rest is cut in thirds, and the median
+/// of the last third is compared with the median of the first: memory grew when the difference
+/// exceeds ``relativeTolerance`` of the early median or ``absoluteTolerance``, whichever is
+/// larger. Medians shrug off a single spike (a catch-up's batch, a backlog after a stall); a leak
+/// of a few bytes per event over hundreds of thousands of events does not fit in the tolerance.
+/// Applied to both the heap and the resident size where the platform gives them.
+package struct MemoryTrend: Sendable, Equatable {
+    package var warmUp: Double
+    package var relativeTolerance: Double
+    package var absoluteTolerance: Int
+    /// Fewer samples after the warm-up than this gives no verdict.
+    package var minimumSamples: Int
+
+    package init(warmUp: Double, relativeTolerance: Double = 0.10, absoluteTolerance: Int = 16 << 20, minimumSamples: Int = 6) {
+        self.warmUp = warmUp
+        self.relativeTolerance = relativeTolerance
+        self.absoluteTolerance = absoluteTolerance
+        self.minimumSamples = minimumSamples
+    }
+
+    /// The comparison for one measure.
+    package struct Verdict: Sendable, Equatable {
+        package var measure: String
+        package var early: Int
+        package var late: Int
+        package var allowance: Int
+        package var grew: Bool { late - early > allowance }
+    }
+
+    /// The verdicts, one per measure the samples carry; empty when there are too few samples.
+    package func evaluate(_ samples: [MemorySample]) -> [Verdict] {
+        let settled = samples.filter { $0.elapsed >= warmUp }
+        guard settled.count >= minimumSamples else { return [] }
+        let third = settled.count / 3
+        let early = settled.prefix(third)
+        let late = settled.suffix(third)
+        var verdicts: [Verdict] = []
+        for (measure, value) in [("heap", \MemorySample.heapBytes), ("rss", \MemorySample.residentBytes)] {
+            guard let before = Self.median(early.compactMap { $0[keyPath: value] }),
+                let after = Self.median(late.compactMap { $0[keyPath: value] })
+            else { continue }
+            let allowance = max(absoluteTolerance, Int(Double(before) * relativeTolerance))
+            verdicts.append(Verdict(measure: measure, early: before, late: after, allowance: allowance))
+        }
+        return verdicts
+    }
+
+    static func median(_ values: [Int]) -> Int? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}
