@@ -7,6 +7,7 @@
 #   Scripts/soak.sh            # 10 minutes per transport
 #   Scripts/soak.sh 3m         # 3 minutes per transport
 #   RATE=1000 SEED=7 TRANSPORTS="appsync graphql-ws" Scripts/soak.sh 5m
+#   CONFIGURATION=debug Scripts/soak.sh 3m   # reuse the debug build `swift test` made
 #
 # Extra arguments after DURATION go to every `switchboard soak` run (see its --help).
 set -euo pipefail
@@ -17,9 +18,10 @@ shift || true
 rate="${RATE:-500}"
 seed="${SEED:-$RANDOM}"
 transports="${TRANSPORTS:-appsync graphql-transport-ws}"
+configuration="${CONFIGURATION:-release}"
 
-swift build -c release --product switchboard
-binary="$(swift build -c release --show-bin-path)/switchboard"
+swift build -c "$configuration" --product switchboard
+binary="$(swift build -c "$configuration" --show-bin-path)/switchboard"
 
 status=0
 for transport in $transports; do

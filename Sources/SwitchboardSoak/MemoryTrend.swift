@@ -1,44 +1,37 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// One reading of the process's memory.
+/// One reading of the process's memory, from `/proc/self/status` (nil where there is none).
 package struct MemorySample: Sendable, Equatable {
     /// Seconds since the soak started.
     package var elapsed: Double
-    /// Resident set size in bytes (`/proc/self/statm`), or nil where there is no procfs.
+    /// Resident set size in bytes (`VmRSS`).
     package var residentBytes: Int?
-    /// Bytes malloc has handed out and not had back (glibc `mallinfo2`), or nil elsewhere.
-    package var heapBytes: Int?
+    /// Resident anonymous memory in bytes (`RssAnon`): the heap and stacks, without mapped
+    /// files, so the closest procfs gets to what malloc holds.
+    package var anonymousBytes: Int?
 
-    package init(elapsed: Double, residentBytes: Int?, heapBytes: Int?) {
+    package init(elapsed: Double, residentBytes: Int?, anonymousBytes: Int?) {
         self.elapsed = elapsed
         self.residentBytes = residentBytes
-        self.heapBytes = heapBytes
+        self.anonymousBytes = anonymousBytes
     }
 
     /// Reads the current process.
     package static func read(elapsed: Double) -> MemorySample {
-        MemorySample(elapsed: elapsed, residentBytes: residentBytes(), heapBytes: heapBytes())
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+            return MemorySample(elapsed: elapsed, residentBytes: nil, anonymousBytes: nil)
+        }
+        return MemorySample(
+            elapsed: elapsed, residentBytes: kibibytes("VmRSS:", in: status).map { $0 * 1024 },
+            anonymousBytes: kibibytes("RssAnon:", in: status).map { $0 * 1024 })
     }
 
-    private static func residentBytes() -> Int? {
-        // statm: size resident shared text lib data dt, counted in pages.
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
-        let fields = statm.split(separator: " ")
-        guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
-    private static func heapBytes() -> Int? {
-        #if canImport(Glibc)
-        let info = mallinfo2()
-        // In-use chunks of the arenas plus mmapped blocks.
-        return Int(info.uordblks) + Int(info.hblkhd)
-        #else
+    /// The value of a `Name:   1234 kB` line.
+    static func kibibytes(_ name: String, in status: String) -> Int? {
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            return line.dropFirst(name.count).split(separator: " ").first.flatMap { Int($0) }
+        }
         return nil
-        #endif
     }
 }
 
@@ -50,7 +43,7 @@ package struct MemorySample: Sendable, Equatable {
 /// exceeds ``relativeTolerance`` of the early median or ``absoluteTolerance``, whichever is
 /// larger. Medians shrug off a single spike (a catch-up's batch, a backlog after a stall); a leak
 /// of a few bytes per event over hundreds of thousands of events does not fit in the tolerance.
-/// Applied to both the heap and the resident size where the platform gives them.
+/// Applied to both the anonymous and the whole resident size.
 package struct MemoryTrend: Sendable, Equatable {
     package var warmUp: Double
     package var relativeTolerance: Double
@@ -82,7 +75,7 @@ package struct MemoryTrend: Sendable, Equatable {
         let early = settled.prefix(third)
         let late = settled.suffix(third)
         var verdicts: [Verdict] = []
-        for (measure, value) in [("heap", \MemorySample.heapBytes), ("rss", \MemorySample.residentBytes)] {
+        for (measure, value) in [("anon", \MemorySample.anonymousBytes), ("rss", \MemorySample.residentBytes)] {
             guard let before = Self.median(early.compactMap { $0[keyPath: value] }),
                 let after = Self.median(late.compactMap { $0[keyPath: value] })
             else { continue }

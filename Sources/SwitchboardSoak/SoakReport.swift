@@ -66,10 +66,10 @@ package struct SoakReport: Sendable {
         if sessionExpirations > 0 { lines.append("session expirations (signed in again): \(sessionExpirations)") }
         lines.append("quiesce: " + (quiesceTime.map { "every event delivered \(Self.seconds($0)) after publishing stopped" } ?? "not every event arrived"))
         lines.append("")
-        lines.append("memory (heap in use / resident):")
+        lines.append("memory (resident anonymous / resident):")
         for sample in Self.thin(memory, to: memoryRows) {
             lines.append(
-                "  t=\(String(format: "%5.0f", sample.elapsed)) s  heap \(sample.heapBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
+                "  t=\(String(format: "%5.0f", sample.elapsed)) s  anon \(sample.anonymousBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
         }
         if !memoryJudged {
             lines.append("memory growth: not judged")

@@ -50,7 +50,7 @@ struct SoakState: Sendable {
 
 extension SoakRun {
     /// One soak in progress.
-    struct Driver {
+    struct Driver: Sendable {
         let configuration: SoakConfiguration
         let workload: SoakWorkload
         let identities: [SoakLedger.Identity]
@@ -71,7 +71,7 @@ extension SoakRun {
                 group.addTask {
                     do { try await notifier.run() } catch { state.withLock { $0.runFailure = "\(error)" } }
                 }
-                for consume in consumers { group.addTask(operation: consume) }
+                for consume in consumers { group.addTask { await consume() } }
                 group.addTask { await observe(states) }
                 group.addTask {
                     for await error in errors { state.withLock { $0.errors["\(error.code)", default: 0] += 1 } }
@@ -235,10 +235,10 @@ extension SoakRun {
                 let sample = MemorySample.read(elapsed: (ContinuousClock.now - start).seconds)
                 let status = state.withLock { state in
                     state.memory.append(sample)
-                    let heap = sample.heapBytes.map(SoakReport.mebibytes) ?? "-"
+                    let anonymous = sample.anonymousBytes.map(SoakReport.mebibytes) ?? "-"
                     let resident = sample.residentBytes.map(SoakReport.mebibytes) ?? "-"
                     return "t=\(Int(sample.elapsed)) s published \(state.published) delivered \(state.ledger.deliveredTotal) "
-                        + "reconnects \(max(0, state.connections - 1)) heap \(heap) rss \(resident)"
+                        + "reconnects \(max(0, state.connections - 1)) anon \(anonymous) rss \(resident)"
                 }
                 configuration.progress?(status)
                 do { try await Task.sleep(for: configuration.sampleInterval) } catch { return }

@@ -63,7 +63,7 @@ struct SoakCommand: AsyncParsableCommand {
             _ = try SoakTransport(parsing: transport)
             _ = try ChaosPlan.kinds(parsing: faults)
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError("\(error)")
         }
     }
 

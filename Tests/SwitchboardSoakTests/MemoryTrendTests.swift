@@ -5,7 +5,7 @@ import Testing
 @Suite("Memory trend rule")
 struct MemoryTrendTests {
     static func samples(_ heap: (Int) -> Int, count: Int = 30) -> [MemorySample] {
-        (0..<count).map { MemorySample(elapsed: Double($0), residentBytes: nil, heapBytes: heap($0)) }
+        (0..<count).map { MemorySample(elapsed: Double($0), residentBytes: nil, anonymousBytes: heap($0)) }
     }
 
     let rule = MemoryTrend(warmUp: 6, relativeTolerance: 0.10, absoluteTolerance: 1 << 20)
@@ -14,7 +14,7 @@ struct MemoryTrendTests {
     func flat() throws {
         let verdicts = rule.evaluate(Self.samples { $0 < 6 ? $0 * 10 << 20 : 60 << 20 })
         let heap = try #require(verdicts.first)
-        #expect(verdicts.count == 1 && heap.measure == "heap")
+        #expect(verdicts.count == 1 && heap.measure == "anon")
         #expect(!heap.grew)
     }
 
@@ -40,7 +40,7 @@ struct MemoryTrendTests {
         let sample = MemorySample.read(elapsed: 0)
         #if os(Linux)
         #expect((sample.residentBytes ?? 0) > 0)
-        #expect((sample.heapBytes ?? 0) > 0)
+        #expect((sample.anonymousBytes ?? 0) > 0)
         #endif
     }
 }
