@@ -7,7 +7,8 @@
 #   Scripts/soak.sh            # 10 minutes per transport
 #   Scripts/soak.sh 3m         # 3 minutes per transport
 #   RATE=1000 SEED=7 TRANSPORTS="appsync graphql-ws" Scripts/soak.sh 5m
-#   CONFIGURATION=debug Scripts/soak.sh 3m   # reuse the debug build `swift test` made
+#   CONFIGURATION=debug SWIFT_BUILD_FLAGS="--traits SwiftConfiguration" Scripts/soak.sh 3m
+#                                            # reuse the debug build `swift test` made
 #
 # Extra arguments after DURATION go to every `switchboard soak` run (see its --help).
 set -euo pipefail
@@ -20,8 +21,9 @@ seed="${SEED:-$RANDOM}"
 transports="${TRANSPORTS:-appsync graphql-transport-ws}"
 configuration="${CONFIGURATION:-release}"
 
-swift build -c "$configuration" --product switchboard
-binary="$(swift build -c "$configuration" --show-bin-path)/switchboard"
+# shellcheck disable=SC2086  # SWIFT_BUILD_FLAGS is a list of flags
+swift build -c "$configuration" ${SWIFT_BUILD_FLAGS:-} --product switchboard
+binary="$(swift build -c "$configuration" ${SWIFT_BUILD_FLAGS:-} --show-bin-path)/switchboard"
 
 status=0
 for transport in $transports; do

@@ -18,7 +18,10 @@ package struct MemorySample: Sendable, Equatable {
 
     /// Reads the current process.
     package static func read(elapsed: Double) -> MemorySample {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+        // procfs files report a size of zero: read to the end rather than by size.
+        guard let file = FileHandle(forReadingAtPath: "/proc/self/status"),
+            let data = try? file.readToEnd(), let status = String(data: data, encoding: .utf8)
+        else {
             return MemorySample(elapsed: elapsed, residentBytes: nil, anonymousBytes: nil)
         }
         return MemorySample(
@@ -29,7 +32,7 @@ package struct MemorySample: Sendable, Equatable {
     /// The value of a `Name:   1234 kB` line.
     static func kibibytes(_ name: String, in status: String) -> Int? {
         for line in status.split(separator: "\n") where line.hasPrefix(name) {
-            return line.dropFirst(name.count).split(separator: " ").first.flatMap { Int($0) }
+            return line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
         }
         return nil
     }

@@ -80,6 +80,11 @@ package struct SoakLedger: Sendable {
         }
         switch books[stream].identity {
         case .unique:
+            // Events are counted before they are published: a round beyond them is no event.
+            guard slot < books[stream].published else {
+                books[stream].unrecognised += 1
+                return
+            }
             if slot >= books[stream].deliveries.count {
                 books[stream].deliveries.append(contentsOf: repeatElement(0, count: slot + 1 - books[stream].deliveries.count))
             }
@@ -113,13 +118,7 @@ package struct SoakLedger: Sendable {
             unrecognised: book.unrecognised)
         switch book.identity {
         case .unique:
-            for (slot, count) in book.deliveries.enumerated() {
-                if slot >= book.published {
-                    tally.unrecognised += Int(count)
-                } else if count > 1 {
-                    tally.duplicated += Int(count) - 1
-                }
-            }
+            for count in book.deliveries where count > 1 { tally.duplicated += Int(count) - 1 }
             tally.missing = book.published - book.covered
         case .classes:
             for (slot, published) in book.publishedPerClass.enumerated() {

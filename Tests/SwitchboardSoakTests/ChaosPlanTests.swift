@@ -8,7 +8,7 @@ struct ChaosPlanTests {
     func seeded() {
         func draw(_ seed: UInt64) -> [String] {
             var plan = ChaosPlan(seed: seed)
-            return (0..<50).map { "\(plan.next())" }
+            return (0..<50).map { _ in "\(plan.next())" }
         }
         #expect(draw(7) == draw(7))
         #expect(draw(7) != draw(8))
