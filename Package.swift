@@ -158,11 +158,22 @@ let package = Package(
             resources: [.embedInCode("Resources/appsync-events.openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // The chaos soak (not a product): `switchboard soak` and the short soak in `swift test`
+        // share it.
+        .target(
+            name: "SwitchboardSoak",
+            dependencies: [
+                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
+                "SwitchboardEmulator", "SwitchboardSync", "SwitchboardTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchboard",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator", "SwitchboardContract", "SwitchboardTesting", "SwitchboardSync",
+                "SwitchboardEmulator", "SwitchboardContract", "SwitchboardTesting", "SwitchboardSync", "SwitchboardSoak",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -258,6 +269,11 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardSoakTests",
+            dependencies: ["SwitchboardSoak", "SwitchboardTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -129,4 +129,17 @@ struct DemoReportTests {
         #expect(summary.contains("total: 3 of 3 events received"))
         #expect(summary.last?.contains("p50 3.00 ms") == true)
     }
+
+    @Test("soak durations take ms, s, m, h or plain seconds, and refuse anything else")
+    func soakDurations() throws {
+        #expect(try SoakCommand.parseDuration("90s") == .seconds(90))
+        #expect(try SoakCommand.parseDuration("5m") == .seconds(300))
+        #expect(try SoakCommand.parseDuration("1h") == .seconds(3600))
+        #expect(try SoakCommand.parseDuration("250ms") == .milliseconds(250))
+        #expect(try SoakCommand.parseDuration("2.5") == .milliseconds(2500))
+        for bad in ["", "m", "-5s", "5 minutes", "0"] {
+            #expect(throws: ValidationError.self) { try SoakCommand.parseDuration(bad) }
+        }
+        #expect(throws: (any Error).self) { try SoakCommand.parse(["--transport", "mqtt"]).validate() }
+    }
 }

@@ -6,8 +6,11 @@ import SwitchboardCore
 enum DeliveryOutcome: Sendable {
     /// The handler ran, or the stream buffered the record.
     case delivered
-    /// A stream's buffer was full; the named event was dropped.
-    case dropped(eventName: String)
+    /// A stream's buffer was full; the named event was dropped. `overflow` is set when this drop
+    /// began an overflow episode.
+    case dropped(eventName: String, overflow: ConsumerOverflowEvent?)
+    /// The stream buffered the record, and its consumer has caught up after an overflow.
+    case caughtUp(ConsumerOverflowEvent)
     /// The handler threw.
     case failed(any Error)
     /// The stream's consumer has gone; its termination hook removes the subscriber.

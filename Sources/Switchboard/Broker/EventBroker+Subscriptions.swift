@@ -78,14 +78,16 @@ extension EventBroker {
     ///   - replay: Put the last `replay` matching records from ``history`` in the stream first;
     ///     live events follow with no gap or repeat.
     ///   - filter: Only records for which it returns true enter the stream.
-    ///   - bufferingPolicy: What to do when the consumer falls behind; drops are counted.
+    ///   - bufferingPolicy: What to do when the consumer falls behind; bounded by default
+    ///     (``EventStreamBufferingPolicy/standard``). Drops are counted and each overflow is
+    ///     reported as a ``ConsumerOverflowEvent``.
     /// - Returns: The stream.
     public func events<E: SwitchboardEvent>(
         of type: E.Type,
         priority: EventPriority = .normal,
         replay: Int = 0,
         where filter: (@Sendable (EventRecord<E>) -> Bool)? = nil,
-        bufferingPolicy: EventStreamBufferingPolicy = .unbounded
+        bufferingPolicy: EventStreamBufferingPolicy = .standard
     ) -> EventStream<EventRecord<E>> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: EventRecord<E>.self,
@@ -93,6 +95,7 @@ extension EventBroker {
         )
         let id = state.withLock { $0.makeSubscriberID() }
         continuation.onTermination = { _ in self.removeSubscriber(id) }
+        let monitor = OverflowMonitor(stream: E.eventName, policy: bufferingPolicy)
         register(
             id: id,
             priority: priority,
@@ -101,7 +104,7 @@ extension EventBroker {
             accepts: Self.typedFilter(E.self, filter),
             receive: { record in
                 guard let typed = record.record(as: E.self) else { return .delivered }
-                return Self.outcome(of: continuation.yield(typed)) { _ in E.eventName }
+                return Self.outcome(of: continuation.yield(typed), monitor: monitor) { _ in E.eventName }
             }
         )
         return EventStream(stream)
@@ -117,14 +120,16 @@ extension EventBroker {
     ///   - replay: Put the last `replay` matching records from ``history`` in the stream first;
     ///     live events follow with no gap or repeat.
     ///   - filter: Only records for which it returns true enter the stream.
-    ///   - bufferingPolicy: What to do when the consumer falls behind; drops are counted.
+    ///   - bufferingPolicy: What to do when the consumer falls behind; bounded by default
+    ///     (``EventStreamBufferingPolicy/standard``). Drops are counted and each overflow is
+    ///     reported as a ``ConsumerOverflowEvent``.
     /// - Returns: The stream.
     public func events(
         in category: EventCategory,
         priority: EventPriority = .normal,
         replay: Int = 0,
         where filter: (@Sendable (AnyEventRecord) -> Bool)? = nil,
-        bufferingPolicy: EventStreamBufferingPolicy = .unbounded
+        bufferingPolicy: EventStreamBufferingPolicy = .standard
     ) -> EventStream<AnyEventRecord> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: AnyEventRecord.self,
@@ -132,6 +137,7 @@ extension EventBroker {
         )
         let id = state.withLock { $0.makeSubscriberID() }
         continuation.onTermination = { _ in self.removeSubscriber(id) }
+        let monitor = OverflowMonitor(stream: "category:\(category)", policy: bufferingPolicy)
         register(
             id: id,
             priority: priority,
@@ -139,7 +145,7 @@ extension EventBroker {
             replay: replay,
             accepts: { record in filter?(record) ?? true },
             receive: { record in
-                Self.outcome(of: continuation.yield(record)) { dropped in dropped.eventName }
+                Self.outcome(of: continuation.yield(record), monitor: monitor) { dropped in dropped.eventName }
             }
         )
         return EventStream(stream)
@@ -169,13 +175,15 @@ extension EventBroker {
 
     private static func outcome<Element>(
         of result: AsyncStream<Element>.Continuation.YieldResult,
+        monitor: OverflowMonitor,
         droppedName: (Element) -> String
     ) -> DeliveryOutcome {
+        let report = monitor.record(result)
         switch result {
-        case .enqueued: .delivered
-        case .dropped(let element): .dropped(eventName: droppedName(element))
-        case .terminated: .terminated
-        @unknown default: .delivered
+        case .enqueued: return report.map(DeliveryOutcome.caughtUp) ?? .delivered
+        case .dropped(let element): return .dropped(eventName: droppedName(element), overflow: report)
+        case .terminated: return .terminated
+        @unknown default: return .delivered
         }
     }
 }

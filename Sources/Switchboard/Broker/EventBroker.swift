@@ -53,7 +53,8 @@ public final class EventBroker: Sendable {
     /// Creates a broker.
     /// - Parameters:
     ///   - configuration: History and dead-letter capacities, metric names.
-    ///   - logger: Where to log (trace and debug only); nil logs nothing.
+    ///   - logger: Where to log: overflowing streams at warning, the rest at trace and debug; nil
+    ///     logs nothing.
     ///   - metricsFactory: Where to report metrics; nil uses `MetricsSystem.factory`.
     public convenience init(
         configuration: Configuration = Configuration(),
@@ -152,8 +153,11 @@ public final class EventBroker: Sendable {
         switch subscriber.receive(record) {
         case .delivered, .terminated:
             break
-        case .dropped(let eventName):
+        case .dropped(let eventName, let overflow):
             outcomes.dropped.append(eventName)
+            if let overflow { outcomes.overflows.append(overflow) }
+        case .caughtUp(let overflow):
+            outcomes.overflows.append(overflow)
         case .failed(let error):
             logger.debug(
                 "Subscriber failed to handle event",
@@ -183,6 +187,10 @@ public final class EventBroker: Sendable {
         for eventName in outcomes.dropped {
             metrics.recordDropped(eventName)
         }
+        for overflow in outcomes.overflows {
+            logOverflow(overflow, logger: logger)
+            publish(overflow)
+        }
     }
 }
 
@@ -190,8 +198,24 @@ public final class EventBroker: Sendable {
 struct DeliveryOutcomes {
     var deadLetters: [DeadLetter] = []
     var dropped: [String] = []
+    /// Overflow episodes that began or ended, published once the rest is committed.
+    var overflows: [ConsumerOverflowEvent] = []
 
-    var isEmpty: Bool { deadLetters.isEmpty && dropped.isEmpty }
+    var isEmpty: Bool { deadLetters.isEmpty && dropped.isEmpty && overflows.isEmpty }
+}
+
+/// Logs an overflow episode of a consumer stream: a warning when it begins, a notice when it ends.
+func logOverflow(_ overflow: ConsumerOverflowEvent, logger: Logger) {
+    let metadata: Logger.Metadata = [
+        "switchboard.stream": "\(overflow.stream)", "switchboard.buffering": "\(overflow.policy)",
+        "switchboard.dropped": "\(overflow.dropped)",
+    ]
+    switch overflow.phase {
+    case .began:
+        logger.warning("a consumer is too slow: its stream buffer is full and values are being dropped", metadata: metadata)
+    case .ended:
+        logger.notice("a slow consumer caught up; values were dropped", metadata: metadata)
+    }
 }
 
 extension AnyEventRecord {

@@ -32,10 +32,13 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// What an ``EventStream`` does when events arrive faster than its consumer takes them.
+/// What a consumer stream does when values arrive faster than its consumer takes them.
 ///
-/// Events dropped because the buffer is full are counted in the broker's `dropped` metric and in
-/// ``EventBroker/MetricsReport/droppedCounts``.
+/// Every stream is bounded by default (``standard``: the newest 10,000 values). A full buffer
+/// drops values instead of growing without limit; each drop is counted (the broker's `dropped`
+/// metric and ``EventBroker/MetricsReport/droppedCounts`` for ``EventStream``s,
+/// `switchboard.notifier.consumer_dropped` for ``BackendNotifier`` streams) and each overflow
+/// episode is reported as a ``ConsumerOverflowEvent`` on the broker.
 public struct EventStreamBufferingPolicy: Sendable, Hashable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
         case unbounded
@@ -49,7 +52,13 @@ public struct EventStreamBufferingPolicy: Sendable, Hashable, CustomStringConver
         self.kind = kind
     }
 
-    /// Keep every event until the consumer takes it.
+    /// The default of every consumer stream: keep the newest 10,000 values, dropping the oldest
+    /// when full. At a few hundred bytes per buffered value this bounds a stuck consumer's
+    /// buffer to a few megabytes, and leaves room for a catch-up's burst of missed events.
+    public static let standard = bufferingNewest(10_000)
+
+    /// Keep every event until the consumer takes it: a consumer that stops iterating without
+    /// releasing its stream makes memory grow without limit. Prefer a bounded policy.
     public static let unbounded = EventStreamBufferingPolicy(.unbounded)
 
     /// Keep at most `limit` events; when full, drop the oldest buffered event.
@@ -62,6 +71,14 @@ public struct EventStreamBufferingPolicy: Sendable, Hashable, CustomStringConver
     /// - Parameter limit: The buffer size; negative values count as zero.
     public static func bufferingOldest(_ limit: Int) -> EventStreamBufferingPolicy {
         EventStreamBufferingPolicy(.oldest(max(0, limit)))
+    }
+
+    /// The buffer's size; nil when unbounded.
+    public var limit: Int? {
+        switch kind {
+        case .unbounded: nil
+        case .newest(let limit), .oldest(let limit): limit
+        }
     }
 
     /// The policy as written in code, such as `bufferingNewest(10)`.

@@ -1,3 +1,5 @@
+import CoreMetrics
+import Logging
 import SwitchboardCore
 
 extension BackendNotifier {
@@ -45,14 +47,15 @@ extension BackendNotifier {
     /// The connection state: the current one first, then every change. Each call returns an
     /// independent stream.
     public func connectionStates() -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
+        let (stream, continuation) = AsyncStream<ConnectionState>.makeStream(
+            bufferingPolicy: configuration.bufferingPolicy.streamPolicy(of: ConnectionState.self))
         continuation.yield(connectionState)
         guard lifecycle != .shutDown else {
             continuation.finish()
             return stream
         }
         let id = takeConsumerID()
-        stateObservers[id] = continuation
+        stateObservers[id] = BufferedContinuation(continuation, overflow: overflowReporter(for: "connectionStates"))
         let inputs = inputContinuation
         continuation.onTermination = { _ in inputs.yield(.observerEnded(id)) }
         return stream
@@ -62,13 +65,14 @@ extension BackendNotifier {
     /// an expired session, network failures and timeouts, undecodable payloads, invalid channels.
     /// Each call returns an independent stream.
     public func errors() -> AsyncStream<SwitchboardError> {
-        let (stream, continuation) = AsyncStream<SwitchboardError>.makeStream()
+        let (stream, continuation) = AsyncStream<SwitchboardError>.makeStream(
+            bufferingPolicy: configuration.bufferingPolicy.streamPolicy(of: SwitchboardError.self))
         guard lifecycle != .shutDown else {
             continuation.finish()
             return stream
         }
         let id = takeConsumerID()
-        errorObservers[id] = continuation
+        errorObservers[id] = BufferedContinuation(continuation, overflow: overflowReporter(for: "errors"))
         let inputs = inputContinuation
         continuation.onTermination = { _ in inputs.yield(.observerEnded(id)) }
         return stream
@@ -84,17 +88,26 @@ extension BackendNotifier {
         return nextConsumerID
     }
 
+    /// Counts, logs and publishes the overflows of the consumer stream `stream`.
+    func overflowReporter(for stream: String) -> OverflowReporter {
+        OverflowReporter(
+            monitor: OverflowMonitor(stream: stream, policy: configuration.bufferingPolicy),
+            dropped: metrics.consumerDropped(stream: stream), broker: broker, logger: logger)
+    }
+
     /// A new consumer stream of `Output`, fed from the broker, counted as demand for its stream.
     func values<Output: CatalogEvent>(_ type: Output.Type) -> AsyncStream<Output> {
         let descriptor = StreamCatalog.descriptor(for: type)
-        let (stream, continuation) = AsyncStream<Output>.makeStream()
+        let (stream, continuation) = AsyncStream<Output>.makeStream(
+            bufferingPolicy: configuration.bufferingPolicy.streamPolicy(of: Output.self))
         guard lifecycle != .shutDown else {
             continuation.finish()
             return stream
         }
         let name = descriptor.id.rawValue
+        let overflow = overflowReporter(for: name)
         let subscription = broker.subscribe(Output.self, where: { $0.metadata.stream == name }) { record in
-            continuation.yield(record.event)
+            overflow.record(continuation.yield(record.event))
         }
         let id = takeConsumerID()
         consumers[id] = Consumer(stream: descriptor.id, subscription: subscription, finish: { continuation.finish() })
@@ -105,5 +118,40 @@ extension BackendNotifier {
         }
         reconcile()
         return stream
+    }
+}
+
+/// Reports what one notifier consumer stream's bounded buffer drops: every drop is counted,
+/// each overflow episode is logged and published on the broker as a ``ConsumerOverflowEvent``.
+struct OverflowReporter: Sendable {
+    let monitor: OverflowMonitor
+    let dropped: Counter
+    let broker: EventBroker
+    let logger: Logger
+
+    func record<Element>(_ result: AsyncStream<Element>.Continuation.YieldResult) {
+        if case .dropped = result { dropped.increment() }
+        guard let overflow = monitor.record(result) else { return }
+        logOverflow(overflow, logger: logger)
+        broker.publish(overflow)
+    }
+}
+
+/// A connection-state or error observer: its continuation and the reporter of its overflows.
+struct BufferedContinuation<Element: Sendable>: Sendable {
+    let continuation: AsyncStream<Element>.Continuation
+    let overflow: OverflowReporter
+
+    init(_ continuation: AsyncStream<Element>.Continuation, overflow: OverflowReporter) {
+        self.continuation = continuation
+        self.overflow = overflow
+    }
+
+    func yield(_ element: Element) {
+        overflow.record(continuation.yield(element))
+    }
+
+    func finish() {
+        continuation.finish()
     }
 }

@@ -36,14 +36,25 @@ public actor BackendNotifier {
         public var namespace: String
         /// Catching up on what was missed during gaps; off (nil) by default. See ``CatchUp``.
         public var catchUp: CatchUp?
+        /// How each consumer stream (every `…Values()`, ``BackendNotifier/connectionStates()``,
+        /// ``BackendNotifier/errors()``) buffers values its consumer has not taken yet; bounded by
+        /// default (``EventStreamBufferingPolicy/standard``, the newest 10,000). What a full
+        /// buffer drops is counted in `switchboard.notifier.consumer_dropped` (dimension `stream`),
+        /// and each overflow is logged and published as a ``ConsumerOverflowEvent``.
+        public var bufferingPolicy: EventStreamBufferingPolicy
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - namespace: The AppSync Events channel namespace.
         ///   - catchUp: Catching up after gaps; off by default.
-        public init(namespace: String = "vortex-app", catchUp: CatchUp? = nil) {
+        ///   - bufferingPolicy: How each consumer stream buffers; the newest 10,000 by default.
+        public init(
+            namespace: String = "vortex-app", catchUp: CatchUp? = nil,
+            bufferingPolicy: EventStreamBufferingPolicy = .standard
+        ) {
             self.namespace = namespace
             self.catchUp = catchUp
+            self.bufferingPolicy = bufferingPolicy
         }
     }
 
@@ -117,8 +128,8 @@ public actor BackendNotifier {
     var table = SubscriptionTable()
     var reportedPlanFailures: Set<StreamID> = []
     var connectionState = ConnectionState.idle
-    var stateObservers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
-    var errorObservers: [Int: AsyncStream<SwitchboardError>.Continuation] = [:]
+    var stateObservers: [Int: BufferedContinuation<ConnectionState>] = [:]
+    var errorObservers: [Int: BufferedContinuation<SwitchboardError>] = [:]
     var catchUpBook = CatchUpBook()
     let catchUpReasons: AsyncStream<CatchUpReason>
     let catchUpRequests: AsyncStream<CatchUpReason>.Continuation

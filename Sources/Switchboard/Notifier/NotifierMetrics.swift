@@ -55,6 +55,12 @@ struct NotifierMetrics: Sendable {
         NotifierMetrics(factory: factory, transport: transport)
     }
 
+    /// The counter of values a full consumer-stream buffer dropped, for the stream `stream`.
+    /// It has no transport dimension: a stream outlives switches of transport.
+    func consumerDropped(stream: String) -> Counter {
+        Counter(label: "switchboard.notifier.consumer_dropped", dimensions: [("stream", stream)], factory: factory)
+    }
+
     /// Counts one completed switch of transport.
     func countSwitch(from: TransportKind, to: TransportKind) {
         Counter(

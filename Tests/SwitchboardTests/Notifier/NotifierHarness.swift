@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Switchboard
 import SwitchboardTesting
 import Testing
@@ -20,12 +21,16 @@ struct NotifierHarness {
         _ kind: TransportKind,
         behavior: ScriptedTransport.Behavior = .automatic,
         filter: (any EventFilter)? = nil,
+        configuration: BackendNotifier.Configuration = BackendNotifier.Configuration(),
+        metrics: (any MetricsFactory)? = nil,
         _ body: (NotifierHarness) async throws -> Void
     ) async throws {
         let transport = ScriptedTransport(kind: kind, behavior: behavior)
         let session = SessionSource()
-        let broker = EventBroker()
-        let notifier = BackendNotifier(transport: transport, session: session, broker: broker, filter: filter)
+        let broker = EventBroker(metricsFactory: metrics)
+        let notifier = BackendNotifier(
+            transport: transport, session: session, configuration: configuration, broker: broker, filter: filter,
+            metricsFactory: metrics)
         let harness = NotifierHarness(notifier: notifier, transport: transport, session: session, broker: broker)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await notifier.run() }

@@ -1,0 +1,95 @@
+import Logging
+import Switchboard
+import SwitchboardGraphQL
+
+/// The transport a soak runs the notifier on.
+package enum SoakTransport: String, CaseIterable, Sendable, CustomStringConvertible {
+    case appsync
+    case graphQLWS = "graphql-ws"
+    case graphQLTransportWS = "graphql-transport-ws"
+    case appSyncGraphQL = "appsync-graphql"
+
+    package var description: String { rawValue }
+
+    /// The legacy GraphQL transport (any dialect).
+    package var isLegacy: Bool { self != .appsync }
+
+    package var kind: TransportKind { isLegacy ? .graphql : .appsync }
+
+    var wireProtocol: GraphQLProtocol {
+        switch self {
+        case .appsync, .graphQLWS: .graphQLWS
+        case .graphQLTransportWS: .graphQLTransportWS
+        case .appSyncGraphQL: .appSyncGraphQL
+        }
+    }
+
+    /// Parses a transport name; `graphql` is `graphql-ws`.
+    package init(parsing text: String) throws(SoakError) {
+        if text == "graphql" {
+            self = .graphQLWS
+            return
+        }
+        guard let transport = SoakTransport(rawValue: text) else {
+            throw SoakError("unknown transport '\(text)'; allowed: \(Self.allCases.map(\.rawValue).joined(separator: ", ")), graphql")
+        }
+        self = transport
+    }
+}
+
+/// What a soak does, for how long, and what it judges.
+package struct SoakConfiguration: Sendable {
+    /// How long events are published and faults injected (the quiesce comes after).
+    package var duration: Duration
+    /// Events published per second, over the nine streams in turn.
+    package var rate: Int
+    package var transport: SoakTransport
+    /// Seeds the fault plan.
+    package var seed: UInt64
+    /// Whether the notifier catches up after gaps; off, losses are expected (and reported).
+    package var catchUp = true
+    /// The kinds of fault to inject; empty for none.
+    package var faults: [ChaosFault.Kind] = ChaosFault.Kind.allCases
+    /// The pause between faults, in milliseconds.
+    package var faultPause: ClosedRange<Int> = 100...1500
+    /// The emulator's keep-alive interval; the clients give up on a silent connection after
+    /// three of them, so the longer stalls (up to four) trip the watchdogs.
+    package var keepAliveInterval: Duration = .seconds(1)
+    /// How long, after publishing stopped, delivery may take to catch up with it.
+    package var quiesceTimeout: Duration = .seconds(60)
+    /// How long to keep watching for late duplicates once every event arrived.
+    package var settle: Duration = .seconds(1)
+    /// How often memory is sampled (and progress reported).
+    package var sampleInterval: Duration = .seconds(5)
+    /// The memory rule, or nil not to judge memory (in a shared test process, for one).
+    package var memoryTrend: MemoryTrend?
+    /// How long a `graphql-transport-ws` client has for `connection_init` (generous under load).
+    package var graphQLConnectionInitTimeout: Duration = .seconds(60)
+    /// The logger of the emulator, the transport and the notifier.
+    package var logger = Logger(label: "switchboard.soak", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Called at every memory sample with a one-line status.
+    package var progress: (@Sendable (String) -> Void)?
+
+    package init(duration: Duration, rate: Int, transport: SoakTransport, seed: UInt64) {
+        self.duration = duration
+        self.rate = max(1, rate)
+        self.transport = transport
+        self.seed = seed
+        let seconds = duration.seconds
+        memoryTrend = MemoryTrend(warmUp: max(30, seconds / 4))
+    }
+
+    /// The emulator keeps this many events for catch-ups: 30 s of publishing, at least 10,000.
+    var eventLogCapacity: Int { max(10_000, rate * 30) }
+    /// The notifier remembers 5 s of live deliveries before it catches up to move its
+    /// checkpoint, well inside what the log keeps.
+    var rememberedDeliveries: Int { max(1_000, rate * 5) }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

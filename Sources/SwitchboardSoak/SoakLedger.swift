@@ -1,0 +1,131 @@
+/// What was published to and delivered on each stream, and what follows: missing, duplicated
+/// and out-of-order events. Pure.
+///
+/// Each event takes a slot. With ``Identity/unique`` the slot is the event's round, so every
+/// event is told apart: a slot never delivered is missing, one delivered twice is a duplicate,
+/// and a first delivery below the highest round already delivered is out of order. With
+/// ``Identity/classes(_:)`` the slot is a value class (two plan events with the same flag are
+/// the same to a consumer): missing and duplicated are the shortfall and excess per class, and
+/// order is not checked.
+package struct SoakLedger: Sendable {
+    package enum Identity: Sendable, Equatable {
+        case unique
+        case classes(Int)
+    }
+
+    /// The figures of one stream.
+    package struct Tally: Sendable, Equatable {
+        package var published = 0
+        /// Every delivery, duplicates included.
+        package var delivered = 0
+        package var missing = 0
+        package var duplicated = 0
+        package var outOfOrder = 0
+        /// Deliveries the consumer could not match to any published event.
+        package var unrecognised = 0
+
+        package static func + (lhs: Tally, rhs: Tally) -> Tally {
+            Tally(
+                published: lhs.published + rhs.published, delivered: lhs.delivered + rhs.delivered,
+                missing: lhs.missing + rhs.missing, duplicated: lhs.duplicated + rhs.duplicated,
+                outOfOrder: lhs.outOfOrder + rhs.outOfOrder, unrecognised: lhs.unrecognised + rhs.unrecognised)
+        }
+    }
+
+    private struct Book: Sendable {
+        var identity: Identity
+        /// Published events per slot (unique: one per round below `published`).
+        var publishedPerClass: [Int]
+        var published = 0
+        /// Unique: deliveries per round, saturating at 255 (one byte an event keeps the ledger
+        /// small over a long soak).
+        var deliveries: [UInt8] = []
+        /// Classes: deliveries per class.
+        var classDeliveries: [Int] = []
+        var delivered = 0
+        /// Slots (unique) or events (classes) delivered at least once and published.
+        var covered = 0
+        var highest = -1
+        var outOfOrder = 0
+        var unrecognised = 0
+
+        init(identity: Identity) {
+            self.identity = identity
+            if case .classes(let count) = identity {
+                publishedPerClass = Array(repeating: 0, count: count)
+                classDeliveries = Array(repeating: 0, count: count)
+            } else {
+                publishedPerClass = []
+            }
+        }
+    }
+
+    private var books: [Book]
+
+    package init(identities: [Identity]) {
+        books = identities.map(Book.init)
+    }
+
+    package mutating func published(_ stream: Int, slot: Int) {
+        books[stream].published += 1
+        if case .classes = books[stream].identity { books[stream].publishedPerClass[slot] += 1 }
+    }
+
+    /// Records a delivery; `slot` is nil when the value matched no event.
+    package mutating func delivered(_ stream: Int, slot: Int?) {
+        books[stream].delivered += 1
+        guard let slot, slot >= 0 else {
+            books[stream].unrecognised += 1
+            return
+        }
+        switch books[stream].identity {
+        case .unique:
+            // Events are counted before they are published: a round beyond them is no event.
+            guard slot < books[stream].published else {
+                books[stream].unrecognised += 1
+                return
+            }
+            if slot >= books[stream].deliveries.count {
+                books[stream].deliveries.append(contentsOf: repeatElement(0, count: slot + 1 - books[stream].deliveries.count))
+            }
+            let count = books[stream].deliveries[slot]
+            if count == 0 {
+                books[stream].covered += 1
+                if slot < books[stream].highest { books[stream].outOfOrder += 1 }
+                books[stream].highest = max(books[stream].highest, slot)
+            }
+            books[stream].deliveries[slot] = count == .max ? count : count + 1
+        case .classes(let classes):
+            guard slot < classes else {
+                books[stream].unrecognised += 1
+                return
+            }
+            if books[stream].classDeliveries[slot] < books[stream].publishedPerClass[slot] { books[stream].covered += 1 }
+            books[stream].classDeliveries[slot] += 1
+        }
+    }
+
+    /// Whether every published event has been delivered at least once.
+    package var isComplete: Bool { books.allSatisfy { $0.covered >= $0.published } }
+
+    /// Deliveries so far, over every stream.
+    package var deliveredTotal: Int { books.reduce(0) { $0 + $1.delivered } }
+
+    package func tally(_ stream: Int) -> Tally {
+        let book = books[stream]
+        var tally = Tally(
+            published: book.published, delivered: book.delivered, outOfOrder: book.outOfOrder,
+            unrecognised: book.unrecognised)
+        switch book.identity {
+        case .unique:
+            for count in book.deliveries where count > 1 { tally.duplicated += Int(count) - 1 }
+            tally.missing = book.published - book.covered
+        case .classes:
+            for (slot, published) in book.publishedPerClass.enumerated() {
+                tally.missing += max(0, published - book.classDeliveries[slot])
+                tally.duplicated += max(0, book.classDeliveries[slot] - published)
+            }
+        }
+        return tally
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// What a soak found, and whether it passed.
+package struct SoakReport: Sendable {
+    package var transport: SoakTransport
+    package var seed: UInt64
+    package var duration: Duration
+    package var rate: Int
+    package var catchUp: Bool
+    /// Per stream, in ``SoakStream`` order.
+    package var tallies: [SoakLedger.Tally] = []
+    /// Connections re-established after the first.
+    package var reconnects = 0
+    /// Faults injected, by kind; an auth rejection skipped while the last was unresolved is not
+    /// counted.
+    package var faults: [ChaosFault.Kind: Int] = [:]
+    /// Errors the notifier reported, by code.
+    package var errors: [String: Int] = [:]
+    /// Times the session expired (two rejections in a row) and the soak signed in again.
+    package var sessionExpirations = 0
+    package var memory: [MemorySample] = []
+    package var memoryVerdicts: [MemoryTrend.Verdict] = []
+    package var memoryJudged = false
+    /// How long, after publishing stopped, the last event took to arrive; nil when not all did.
+    package var quiesceTime: Duration?
+    /// How `BackendNotifier.run()` ended early, if it did.
+    package var runFailure: String?
+
+    package var total: SoakLedger.Tally { tallies.reduce(SoakLedger.Tally(), +) }
+
+    /// Why the soak failed; empty when it passed.
+    package var failures: [String] {
+        var failures: [String] = []
+        let total = total
+        if total.missing > 0 { failures.append("\(total.missing) events missing") }
+        if total.duplicated > 0 { failures.append("\(total.duplicated) events delivered more than once") }
+        if total.outOfOrder > 0 { failures.append("\(total.outOfOrder) events out of order") }
+        if total.unrecognised > 0 { failures.append("\(total.unrecognised) deliveries matched no published event") }
+        if total.published == 0 { failures.append("nothing was published") }
+        if let runFailure { failures.append("the notifier stopped: \(runFailure)") }
+        for verdict in memoryVerdicts where verdict.grew {
+            failures.append(
+                "memory grew: \(verdict.measure) median \(Self.mebibytes(verdict.early)) -> \(Self.mebibytes(verdict.late)) after warm-up (allowed +\(Self.mebibytes(verdict.allowance)))")
+        }
+        return failures
+    }
+
+    package var passed: Bool { failures.isEmpty }
+
+    /// The report as printed: a table per stream, the totals, faults, errors, memory over time
+    /// (at most `memoryRows` rows), then the verdict.
+    package func lines(memoryRows: Int = 13) -> [String] {
+        var lines = [
+            "soak: transport \(transport), seed \(seed), \(Int(duration.seconds)) s at \(rate) events/s, catch-up \(catchUp ? "on" : "off")",
+            "",
+            Self.row("stream", "published", "delivered", "missing", "duplicated", "reordered"),
+        ]
+        for (stream, tally) in zip(SoakStream.allCases, tallies) {
+            lines.append(Self.row("\(stream)", tally))
+        }
+        lines.append(Self.row("total", total))
+        lines.append("")
+        lines.append("reconnects: \(reconnects)")
+        lines.append("faults: " + Self.list(faults.map { ($0.key.rawValue, $0.value) }))
+        lines.append("errors by code: " + Self.list(errors.map { ($0.key, $0.value) }))
+        if sessionExpirations > 0 { lines.append("session expirations (signed in again): \(sessionExpirations)") }
+        lines.append("quiesce: " + (quiesceTime.map { "every event delivered \(Self.seconds($0)) after publishing stopped" } ?? "not every event arrived"))
+        lines.append("")
+        lines.append("memory (resident anonymous / resident):")
+        for sample in Self.thin(memory, to: memoryRows) {
+            lines.append(
+                "  t=\(String(format: "%5.0f", sample.elapsed)) s  anon \(sample.anonymousBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
+        }
+        if !memoryJudged {
+            lines.append("memory growth: not judged")
+        } else if memoryVerdicts.isEmpty {
+            lines.append("memory growth: not judged (too few samples after the warm-up)")
+        } else {
+            for verdict in memoryVerdicts {
+                lines.append(
+                    "memory growth (\(verdict.measure), median of the last third vs the first after warm-up): \(Self.mebibytes(verdict.early)) -> \(Self.mebibytes(verdict.late)), allowed +\(Self.mebibytes(verdict.allowance)): \(verdict.grew ? "GREW" : "ok")")
+            }
+        }
+        lines.append("")
+        let failures = failures
+        lines.append(failures.isEmpty ? "PASS" : "FAIL: " + failures.joined(separator: "; "))
+        return lines
+    }
+
+    private static func row(_ name: String, _ tally: SoakLedger.Tally) -> String {
+        row(name, "\(tally.published)", "\(tally.delivered)", "\(tally.missing)", "\(tally.duplicated)", "\(tally.outOfOrder)")
+    }
+
+    private static func row(_ columns: String...) -> String {
+        columns.enumerated().map { index, text in
+            index == 0 ? text.padding(toLength: 16, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
+        }.joined()
+    }
+
+    private static func list(_ pairs: [(String, Int)]) -> String {
+        pairs.isEmpty ? "none" : pairs.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+    }
+
+    /// At most `count` samples, evenly spread, always keeping the first and the last.
+    static func thin(_ samples: [MemorySample], to count: Int) -> [MemorySample] {
+        guard samples.count > count, count >= 2 else { return samples }
+        return (0..<count).map { samples[$0 * (samples.count - 1) / (count - 1)] }
+    }
+
+    static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+    static func seconds(_ duration: Duration) -> String { String(format: "%.2f s", duration.seconds) }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Switchboard
+import SwitchboardCore
+import SwitchboardEmulator
+
+/// What the soak's tasks share.
+struct SoakState: Sendable {
+    /// Where the auth-rejection fault stands: a second rejection before the transport got
+    /// through after the first would be two in a row, which ends the session by design.
+    enum AuthGate: Sendable {
+        case ready
+        case armed(sawDisconnect: Bool)
+    }
+
+    var ledger: SoakLedger
+    var published = 0
+    var connections = 0
+    var lastState = ConnectionState.idle
+    var errors: [String: Int] = [:]
+    var faults: [ChaosFault.Kind: Int] = [:]
+    var sessionExpirations = 0
+    var auth = AuthGate.ready
+    var memory: [MemorySample] = []
+    var runFailure: String?
+
+    /// Follows the notifier's state; true when the session expired.
+    mutating func observe(_ state: ConnectionState) -> Bool {
+        lastState = state
+        switch (state, auth) {
+        case (.connected, .armed(sawDisconnect: true)): auth = .ready
+        case (.connected, _): break
+        case (_, .armed): auth = .armed(sawDisconnect: true)
+        case (_, .ready): break
+        }
+        if state == .connected { connections += 1 }
+        if case .disconnected(let error?) = state, error.code == .sessionExpired {
+            sessionExpirations += 1
+            return true
+        }
+        return false
+    }
+
+    /// Arms an auth rejection if the last one has been got through; false to skip this one.
+    mutating func armAuthRejection() -> Bool {
+        guard case .ready = auth, lastState == .connected else { return false }
+        auth = .armed(sawDisconnect: false)
+        return true
+    }
+}
+
+extension SoakRun {
+    /// One soak in progress.
+    struct Driver: Sendable {
+        let configuration: SoakConfiguration
+        let workload: SoakWorkload
+        let identities: [SoakLedger.Identity]
+        let emulator: SwitchboardEmulator
+        let notifier: BackendNotifier
+        let session: SessionSource
+        let state: LockedValue<SoakState>
+
+        func run() async throws -> SoakReport {
+            let start = ContinuousClock.now
+            // Every consumer and observer exists before the notifier runs, so the first
+            // connection subscribes them all.
+            let consumers = await makeConsumers()
+            let states = await notifier.connectionStates()
+            let errors = await notifier.errors()
+            var quiesceTime: Duration?
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do { try await notifier.run() } catch { state.withLock { $0.runFailure = "\(error)" } }
+                }
+                for consume in consumers { group.addTask { await consume() } }
+                group.addTask { await observe(states) }
+                group.addTask {
+                    for await error in errors { state.withLock { $0.errors["\(error.code)", default: 0] += 1 } }
+                }
+                group.addTask { await sampleMemory(since: start) }
+                do {
+                    try await waitForSubscriptions()
+                    let end = ContinuousClock.now + configuration.duration
+                    try await withThrowingTaskGroup(of: Void.self) { chaos in
+                        chaos.addTask { try await publish(until: end) }
+                        chaos.addTask { try await injectFaults(until: end) }
+                        try await chaos.waitForAll()
+                    }
+                    quiesceTime = try await quiesce()
+                } catch {
+                    await notifier.shutDown()
+                    throw error
+                }
+                await notifier.shutDown()
+                group.cancelAll()
+                try await group.waitForAll()
+            }
+            return report(quiesceTime: quiesceTime)
+        }
+
+        // MARK: Consumers
+
+        private func makeConsumers() async -> [@Sendable () async -> Void] {
+            let workload = workload
+            let license = identities[SoakStream.license.rawValue]
+            let plan = identities[SoakStream.plan.rawValue]
+            return [
+                consume(await notifier.devicePresenceValues(), .devicePresence) { SoakWorkload.round(tag: $0.thingName) },
+                consume(await notifier.deviceRecordingValues(), .deviceRecording) { SoakWorkload.round(tag: $0.thingName) },
+                consume(await notifier.deviceFirmwareValues(), .deviceFirmware) { SoakWorkload.round(tag: $0.thingName) },
+                consume(await notifier.archiveValues(), .archive) { SoakWorkload.round(tag: $0.archiveId) },
+                consume(await notifier.licenseValues(), .license) { workload.slot(license: $0, identity: license) },
+                consume(await notifier.planValues(), .plan) { workload.slot(plan: $0, identity: plan) },
+                consume(await notifier.aiSettingsValues(), .aiSettings) { SoakWorkload.round(tag: $0.aiControlSetting?.uuid) },
+                consume(await notifier.roleValues(), .role) { SoakWorkload.round(tag: $0.reason) },
+                consume(await notifier.revokeValues(), .revoke) { SoakWorkload.round(tag: $0.requestId) },
+            ]
+        }
+
+        private func consume<Value: Sendable>(
+            _ values: AsyncStream<Value>, _ stream: SoakStream, slot: @escaping @Sendable (Value) -> Int?
+        ) -> @Sendable () async -> Void {
+            let state = state
+            return {
+                for await value in values {
+                    let slot = slot(value)
+                    state.withLock { $0.ledger.delivered(stream.rawValue, slot: slot) }
+                }
+            }
+        }
+
+        private func observe(_ states: AsyncStream<ConnectionState>) async {
+            for await connectionState in states where state.withLock({ $0.observe(connectionState) }) {
+                // An app signs in again when its session expires; so does the soak (reported).
+                session.update(.signedIn(userId: workload.userId, orgId: workload.orgId) { _ in SoakRun.apiKey })
+            }
+        }
+
+        // MARK: Publishing and faults
+
+        private func waitForSubscriptions() async throws {
+            // Five subscriptions cover the nine streams on either transport (AppSync Events
+            // subscribes to the device and organization families with wildcards).
+            let expected = 5
+            let deadline = ContinuousClock.now + .seconds(60)
+            while emulator.subscriptionCount < expected || state.withLock({ $0.lastState != .connected }) {
+                guard ContinuousClock.now < deadline else {
+                    throw SoakError("the notifier did not subscribe within 60 s (\(emulator.subscriptionCount) of \(expected))")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        /// Publishes at the configured rate until `end`.
+        private func publish(until end: ContinuousClock.Instant) async throws {
+            let begin = ContinuousClock.now
+            var index = 0
+            while ContinuousClock.now < end {
+                let due = Int((ContinuousClock.now - begin).seconds * Double(configuration.rate))
+                while index < due {
+                    try publish(index)
+                    index += 1
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+
+        private func publish(_ index: Int) throws {
+            let event = workload.event(index)
+            let slot = workload.slot(of: event, identity: identities[event.stream.rawValue])
+            // Counted before it is sent, so a fast delivery never precedes its publication.
+            state.withLock {
+                $0.ledger.published(event.stream.rawValue, slot: slot)
+                $0.published = index + 1
+            }
+            _ = try emulator.publish(channel: event.channel, event: event.payload)
+        }
+
+        private func injectFaults(until end: ContinuousClock.Instant) async throws {
+            guard !configuration.faults.isEmpty else { return }
+            var plan = ChaosPlan(
+                seed: configuration.seed, kinds: configuration.faults, pause: configuration.faultPause,
+                longestStall: Int(configuration.keepAliveInterval.seconds * 4000))
+            while true {
+                let (pause, fault) = plan.next()
+                guard ContinuousClock.now + pause < end else { return }
+                try await Task.sleep(for: pause)
+                try await inject(fault)
+            }
+        }
+
+        private func inject(_ fault: ChaosFault) async throws {
+            switch fault {
+            case .drop(let code): emulator.dropAllConnections(code: code, reason: "soak")
+            case .abort: emulator.abortAllConnections()
+            case .stall(let duration): emulator.stallConnections(for: duration)
+            case .garbage: emulator.sendGarbageFrame()
+            case .rejectAuthentication:
+                guard state.withLock({ $0.armAuthRejection() }) else { return }
+                emulator.rejectAuthentication(nextConnections: 1)
+                emulator.dropAllConnections(code: 1001, reason: "soak: credentials revoked")
+            case .latency(let latency, let lasting):
+                emulator.setFrameLatency(latency)
+                try await Task.sleep(for: lasting)
+                emulator.setFrameLatency(nil)
+            }
+            state.withLock { $0.faults[fault.kind, default: 0] += 1 }
+        }
+
+        /// Stops the faults, publishes one more round once connected, and waits until every
+        /// event arrived; then watches a little longer for late duplicates. Returns how long
+        /// delivery took after publishing stopped, or nil if it did not complete in time.
+        private func quiesce() async throws -> Duration? {
+            let stopped = ContinuousClock.now
+            let deadline = stopped + configuration.quiesceTimeout
+            emulator.resetFaults()
+            while state.withLock({ $0.lastState != .connected }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let next = state.withLock { $0.published }
+            for index in next..<(next + SoakStream.allCases.count) { try publish(index) }
+            var complete = false
+            while !complete, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                complete = state.withLock { $0.ledger.isComplete }
+            }
+            guard complete else { return nil }
+            let took = ContinuousClock.now - stopped
+            try await Task.sleep(for: configuration.settle)
+            return took
+        }
+
+        // MARK: Memory and the report
+
+        private func sampleMemory(since start: ContinuousClock.Instant) async {
+            while !Task.isCancelled {
+                let sample = MemorySample.read(elapsed: (ContinuousClock.now - start).seconds)
+                let status = state.withLock { state in
+                    state.memory.append(sample)
+                    let anonymous = sample.anonymousBytes.map(SoakReport.mebibytes) ?? "-"
+                    let resident = sample.residentBytes.map(SoakReport.mebibytes) ?? "-"
+                    return "t=\(Int(sample.elapsed)) s published \(state.published) delivered \(state.ledger.deliveredTotal) "
+                        + "reconnects \(max(0, state.connections - 1)) anon \(anonymous) rss \(resident)"
+                }
+                configuration.progress?(status)
+                do { try await Task.sleep(for: configuration.sampleInterval) } catch { return }
+            }
+        }
+
+        private func report(quiesceTime: Duration?) -> SoakReport {
+            let snapshot = state.withLock { $0 }
+            var report = SoakReport(
+                transport: configuration.transport, seed: configuration.seed, duration: configuration.duration,
+                rate: configuration.rate, catchUp: configuration.catchUp)
+            report.tallies = SoakStream.allCases.map { snapshot.ledger.tally($0.rawValue) }
+            report.reconnects = max(0, snapshot.connections - 1)
+            report.faults = snapshot.faults
+            report.errors = snapshot.errors
+            report.sessionExpirations = snapshot.sessionExpirations
+            report.memory = snapshot.memory
+            report.memoryJudged = configuration.memoryTrend != nil
+            report.memoryVerdicts = configuration.memoryTrend?.evaluate(snapshot.memory) ?? []
+            report.quiesceTime = quiesceTime
+            report.runFailure = snapshot.runFailure
+            return report
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import Switchboard
+import SwitchboardAppSync
+import SwitchboardCore
+import SwitchboardEmulator
+import SwitchboardGraphQL
+import SwitchboardNIO
+import SwitchboardSync
+
+/// The chaos soak: the emulator on loopback, one `BackendNotifier` on the chosen transport with
+/// catch-up, a consumer per stream, a publisher at a steady rate and a task injecting faults
+/// drawn from a seeded plan. After the duration the faults stop, one last round is published,
+/// and the soak waits until every event arrived (or the quiesce timeout), then reports.
+///
+/// Shared by `switchboard soak` and the short soak in `swift test`.
+package enum SoakRun {
+    static let apiKey = "soak-api-key"
+
+    package static func run(_ configuration: SoakConfiguration) async throws -> SoakReport {
+        let workload = SoakWorkload()
+        let identities = SoakStream.allCases.map { $0.identity(over: configuration.transport) }
+        var emulatorConfiguration = SwitchboardEmulator.Configuration(
+            port: 0, auth: .init(apiKeys: [apiKey]), keepAliveInterval: configuration.keepAliveInterval,
+            connectionTimeoutMs: Int(configuration.keepAliveInterval.seconds * 3000), logger: configuration.logger)
+        emulatorConfiguration.eventLogCapacity = configuration.eventLogCapacity
+        emulatorConfiguration.graphQLConnectionInitTimeout = configuration.graphQLConnectionInitTimeout
+
+        return try await withRunningEmulator(configuration: emulatorConfiguration) { emulator, endpoints in
+            let connector = NIOWebSocketConnector()
+            let session = SessionSource(.signedIn(userId: workload.userId, orgId: workload.orgId) { _ in apiKey })
+            let catchUp = configuration.catchUp
+                ? BackendNotifier.CatchUp(
+                    source: SyncClient(configuration: .init(baseURL: URL(string: endpoints.syncBaseURL)!), connector: connector),
+                    store: InMemoryCheckpointStore(), rememberedDeliveries: configuration.rememberedDeliveries)
+                : nil
+            let notifier = BackendNotifier(
+                transport: makeTransport(configuration, endpoints: endpoints, connector: connector), session: session,
+                configuration: .init(namespace: workload.namespace, catchUp: catchUp), logger: configuration.logger)
+            let state = LockedValue(SoakState(ledger: SoakLedger(identities: identities)))
+            return try await Driver(
+                configuration: configuration, workload: workload, identities: identities, emulator: emulator,
+                notifier: notifier, session: session, state: state
+            ).run()
+        }
+    }
+
+    static func makeTransport(
+        _ configuration: SoakConfiguration, endpoints: SwitchboardEmulator.Endpoints, connector: NIOWebSocketConnector
+    ) -> any EventTransport {
+        // Reconnect at once, as after a normal close: the soak is about what gets lost, and
+        // a reconnect delay only slows the faults down.
+        let policy = ReconnectPolicy.fixedDelay(.milliseconds(10), reconnectAfterNormalClose: true)
+        let deadline = configuration.keepAliveInterval * 3
+        switch configuration.transport {
+        case .appsync:
+            return AppSyncEventsTransport(
+                configuration: .init(
+                    realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(apiKey), reconnectPolicy: policy,
+                    logger: configuration.logger),
+                connector: connector)
+        case .graphQLWS, .graphQLTransportWS, .appSyncGraphQL:
+            return GraphQLTransport(
+                configuration: .init(
+                    url: URL(string: endpoints.graphQLURL)!, wireProtocol: configuration.transport.wireProtocol,
+                    reconnectPolicy: policy, keepAliveTimeout: deadline, pingInterval: configuration.keepAliveInterval,
+                    pongTimeout: configuration.keepAliveInterval * 2, appSyncHost: endpoints.host, appSyncAuthorization: .apiKey,
+                    logger: configuration.logger),
+                connector: connector)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import SwitchboardSoak
+
+/// `switchboard soak`: the chaos soak (issue 8).
+struct SoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Publish through the emulator under random faults and check that every event arrives once.",
+        discussion: """
+            Runs the emulator in-process on 127.0.0.1 and a BackendNotifier with catch-up on the \
+            chosen transport, with one consumer per stream (the nine of them), while publishing at \
+            --rate and injecting faults drawn from --seed: drops, aborts, stalls, garbage frames, \
+            auth rejections and frame latency. When the duration is up the faults stop, one more \
+            round is published, and the soak waits for delivery to finish. It prints events \
+            published, delivered, missing, duplicated and reordered per stream, reconnects, errors \
+            by code and memory over time, and exits non-zero on any missing, duplicated, reordered \
+            or unrecognised event, or memory growth after the warm-up (the rule is in the output).
+
+            Examples:
+              switchboard soak --duration 5m --rate 500 --transport appsync --seed 7
+              switchboard soak --duration 90s --transport graphql-transport-ws --faults drop,stall
+              switchboard soak --duration 30s --no-catch-up     # shows what gaps lose
+            """)
+
+    @Option(help: "How long to publish under faults: 90s, 5m, 1h or plain seconds.")
+    var duration = "60s"
+
+    @Option(help: "Events published per second, over the nine streams in turn.")
+    var rate = 500
+
+    @Option(help: "appsync, graphql-ws (or graphql), graphql-transport-ws or appsync-graphql.")
+    var transport = "appsync"
+
+    @Option(help: "Seeds the fault plan (default: random, printed).")
+    var seed: UInt64?
+
+    @Option(help: "Faults to inject: all, none, or a list of drop, abort, stall, garbage, auth, latency.")
+    var faults = "all"
+
+    @Flag(name: .customLong("no-catch-up"), help: "Run the notifier without catch-up (gaps then lose events).")
+    var noCatchUp = false
+
+    @Option(help: "Seconds between memory samples and progress lines.")
+    var sampleInterval: Double = 5
+
+    @Option(help: "Seconds before memory is judged (default: a quarter of the duration, at least 30).")
+    var warmUp: Double?
+
+    @Option(help: "Seconds delivery may take to finish after publishing stopped.")
+    var quiesceTimeout: Double = 60
+
+    @Flag(help: "Print only the report, not the progress lines.")
+    var quiet = false
+
+    func validate() throws {
+        _ = try Self.parseDuration(duration)
+        guard rate >= 1 else { throw ValidationError("--rate must be at least 1") }
+        guard sampleInterval > 0, quiesceTimeout > 0 else {
+            throw ValidationError("--sample-interval and --quiesce-timeout must be positive")
+        }
+        do {
+            _ = try SoakTransport(parsing: transport)
+            _ = try ChaosPlan.kinds(parsing: faults)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    func run() async throws {
+        let console = Console.shared
+        var configuration = SoakConfiguration(
+            duration: try Self.parseDuration(duration), rate: rate, transport: try SoakTransport(parsing: transport),
+            seed: seed ?? UInt64.random(in: 1...999_999))
+        configuration.catchUp = !noCatchUp
+        configuration.faults = try ChaosPlan.kinds(parsing: faults)
+        configuration.sampleInterval = .milliseconds(Int64(sampleInterval * 1000))
+        configuration.quiesceTimeout = .milliseconds(Int64(quiesceTimeout * 1000))
+        if let warmUp { configuration.memoryTrend?.warmUp = warmUp }
+        if !quiet { configuration.progress = { console.err("soak: \($0)") } }
+        console.err(
+            "soak: \(configuration.transport), seed \(configuration.seed), \(duration) at \(rate) events/s, faults \(faults)")
+        let report = try await SoakRun.run(configuration)
+        for line in report.lines() { console.out(line) }
+        guard report.passed else { throw ExitCode(1) }
+    }
+
+    /// Parses `90s`, `5m`, `1h`, `250ms` or plain seconds.
+    static func parseDuration(_ text: String) throws -> Duration {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text)
+        var scale = 1.0
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value > 0, value.isFinite else {
+            throw ValidationError("--duration must be a positive time such as 90s, 5m or 1h, not '\(text)'")
+        }
+        return .milliseconds(Int64(value * scale * 1000))
+    }
+}
