@@ -219,8 +219,8 @@ extension JSONDocument {
             guard position < buffer.count, depth <= Self.maximumDepth else { return false }
             let start = position
             switch buffer[position] {
-            case UInt8(ascii: "{"): return object(into: &nodes, depth: depth)
-            case UInt8(ascii: "["): return array(into: &nodes, depth: depth)
+            case UInt8(ascii: "{"): return container(.object, into: &nodes, depth: depth)
+            case UInt8(ascii: "["): return container(.array, into: &nodes, depth: depth)
             case UInt8(ascii: "\""):
                 guard let (contents, escaped) = string() else { return false }
                 nodes.append(Node(kind: .string, escaped: escaped, start: contents.lowerBound, end: contents.upperBound, next: nodes.count + 1))
@@ -235,27 +235,20 @@ extension JSONDocument {
             }
         }
 
-        private mutating func object(into nodes: inout [Node], depth: Int) -> Bool {
+        /// Reads an object or an array: its node, then its members' or elements' nodes.
+        private mutating func container(_ kind: Kind, into nodes: inout [Node], depth: Int) -> Bool {
+            let closing = kind == .object ? UInt8(ascii: "}") : UInt8(ascii: "]")
             let index = nodes.count
-            nodes.append(Node(kind: .object, escaped: false, start: position, end: position, next: 0))
+            nodes.append(Node(kind: kind, escaped: false, start: position, end: position, next: 0))
             position += 1
             skipWhitespace()
-            if position < buffer.count, buffer[position] == UInt8(ascii: "}") {
+            if position < buffer.count, buffer[position] == closing {
                 position += 1
             } else {
                 while true {
-                    skipWhitespace()
-                    guard position < buffer.count, buffer[position] == UInt8(ascii: "\""),
-                          let (key, escaped) = string(), !escaped
-                    else { return false }
-                    guard !Self.contains(key, amongKeysOf: index, in: nodes, buffer: buffer) else { return false }
-                    nodes.append(Node(kind: .string, escaped: false, start: key.lowerBound, end: key.upperBound, next: nodes.count + 1))
-                    skipWhitespace()
-                    guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { return false }
-                    position += 1
-                    guard value(into: &nodes, depth: depth + 1) else { return false }
-                    guard separator(closing: UInt8(ascii: "}")) else { return false }
-                    if buffer[position - 1] == UInt8(ascii: "}") { break }
+                    if kind == .object, !key(of: index, into: &nodes) { return false }
+                    guard value(into: &nodes, depth: depth + 1), separator(closing: closing) else { return false }
+                    if buffer[position - 1] == closing { break }
                 }
             }
             nodes[index].end = position
@@ -263,22 +256,17 @@ extension JSONDocument {
             return true
         }
 
-        private mutating func array(into nodes: inout [Node], depth: Int) -> Bool {
-            let index = nodes.count
-            nodes.append(Node(kind: .array, escaped: false, start: position, end: position, next: 0))
-            position += 1
+        /// Reads a member's key and its colon; false for a key with escapes or one the object
+        /// already has.
+        private mutating func key(of object: Int, into nodes: inout [Node]) -> Bool {
             skipWhitespace()
-            if position < buffer.count, buffer[position] == UInt8(ascii: "]") {
-                position += 1
-            } else {
-                while true {
-                    guard value(into: &nodes, depth: depth + 1) else { return false }
-                    guard separator(closing: UInt8(ascii: "]")) else { return false }
-                    if buffer[position - 1] == UInt8(ascii: "]") { break }
-                }
-            }
-            nodes[index].end = position
-            nodes[index].next = nodes.count
+            guard position < buffer.count, buffer[position] == UInt8(ascii: "\""), let (key, escaped) = string(), !escaped,
+                  !Self.contains(key, amongKeysOf: object, in: nodes, buffer: buffer)
+            else { return false }
+            nodes.append(Node(kind: .string, escaped: false, start: key.lowerBound, end: key.upperBound, next: nodes.count + 1))
+            skipWhitespace()
+            guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { return false }
+            position += 1
             return true
         }
 

@@ -1,0 +1,42 @@
+import Foundation
+import SwitchboardCore
+import Testing
+
+@Suite("JSONDocument")
+struct JSONDocumentTests {
+    @Test("reads members, strings with escapes, numbers and raw bytes")
+    func reads() throws {
+        let document = try #require(JSONDocument(#" {"a":[1,-2.5,{"b":null}],"c":true,"s":"x\u00e9\n\"\/","o":{}} "#))
+        let root = document.root
+        #expect(document.kind(root) == .object)
+        #expect(document.members(of: root)?.map(\.key) == ["a", "c", "s", "o"])
+        let a = try #require(document.member("a", of: root))
+        let elements = try #require(document.elements(of: a))
+        #expect(elements.map(document.kind) == [.number, .number, .object])
+        #expect(document.integer(elements[0]) == 1 && document.double(elements[1]) == -2.5)
+        #expect(String(decoding: document.rawBytes(a), as: UTF8.self) == #"[1,-2.5,{"b":null}]"#)
+        #expect(document.member("c", of: root).flatMap(document.bool) == true)
+        let s = try #require(document.member("s", of: root))
+        #expect(document.string(s) == "xé\n\"/")
+        #expect(String(decoding: document.rawBytes(s), as: UTF8.self) == #""x\u00e9\n\"\/""#)
+        #expect(document.member("missing", of: root) == nil)
+    }
+
+    @Test("declines invalid JSON and what it leaves to Foundation's parsers", arguments: [
+        "", "nul", #"{"a":1,}"#, "[1,]", #"{"a":01}"#, #"{"a":1.}"#, #"{"a":"\x"}"#, "{\"a\":\"\u{01}\"}",
+        #"{"a":1,"a":2}"#, #"{"a\"b":1}"#, #"{"a":1e5}"#, #"{"a":123456789012345678}"#, #"{"a":"\ud83d\ude00"}"#,
+        #"{"a":1} x"#, String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+    ])
+    func declines(text: String) {
+        #expect(JSONDocument(text) == nil)
+    }
+
+    @Test("bytes that are not UTF-8 are declined")
+    func invalidUTF8() {
+        var bytes = Array(#"{"a":"xx"}"#.utf8)
+        bytes[6] = 0xC3
+        bytes[7] = 0x28
+        #expect(JSONDocument(Data(bytes)) == nil)
+        #expect(JSONDocument(Data(#"{"a":"é"}"#.utf8)) != nil)
+    }
+}
