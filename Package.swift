@@ -158,6 +158,13 @@ let package = Package(
             resources: [.embedInCode("Resources/appsync-events.openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // Fuzz/: the properties the libFuzzer targets check, also run over the seed corpus by the unit tests.
+        .target(
+            name: "SwitchboardFuzzChecks",
+            dependencies: ["Switchboard", "SwitchboardCore", "SwitchboardAppSync", "SwitchboardGraphQL"],
+            path: "Fuzz/Checks",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchboard",
             dependencies: [
@@ -176,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTests",
             dependencies: [
-                "Switchboard", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync",
+                "Switchboard", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync", "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -234,6 +241,7 @@ let package = Package(
             name: "SwitchboardAppSyncTests",
             dependencies: [
                 "SwitchboardAppSync", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -242,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardGraphQLTests",
             dependencies: [
-                "SwitchboardGraphQL", "SwitchboardTesting", "Switchboard", "SwitchboardCore",
+                "SwitchboardGraphQL", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -328,3 +336,18 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer targets, declared only for Scripts/fuzz.sh (SWITCHBOARD_FUZZ=1): they link with
+// -sanitize=fuzzer, which supplies `main`, so no other build can link them.
+if Context.environment["SWITCHBOARD_FUZZ"] == "1" {
+    for name in ["AppSyncCodec", "GraphQLCodec", "Models"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(name)",
+                dependencies: ["SwitchboardFuzzChecks"],
+                path: "Fuzz/\(name)",
+                swiftSettings: swiftSettings
+            )
+        )
+    }
+}

@@ -2,10 +2,10 @@ import Foundation
 import SwitchboardCore
 
 /// Encodes and decodes the frames of one dialect. Pure: no I/O, no clock.
-struct GraphQLCodec: Sendable {
+package struct GraphQLCodec: Sendable {
     let dialect: GraphQLProtocol
 
-    init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
+    package init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
 
     /// The JSON text of a client frame.
     func encode(_ message: GraphQLClientMessage) throws -> String {
@@ -49,7 +49,7 @@ struct GraphQLCodec: Sendable {
 
     /// Decodes a server frame.
     /// - Throws: ``GraphQLCodecError`` for malformed JSON, a missing `type`/`id` or an unknown type.
-    func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
+    package func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
         let frame: GraphQLJSON
         do {
             frame = try GraphQLJSON.parse(text)
