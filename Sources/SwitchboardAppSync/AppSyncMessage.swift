@@ -87,7 +87,8 @@ package enum AppSyncCodec {
         case "connection_ack":
             let payload = object["payload"] as? [String: Any]
             let timeout = integer(object["connectionTimeoutMs"]) ?? integer(payload?["connectionTimeoutMs"])
-            return .connectionAck(connectionTimeoutMs: timeout)
+            // Zero or less would time the connection out at once; the default applies instead.
+            return .connectionAck(connectionTimeoutMs: timeout.flatMap { $0 > 0 ? $0 : nil })
         case "connection_error": return .connectionError(errors)
         case "ka": return .keepAlive
         case "subscribe_success": return .subscribeSuccess(id: try requireID())
@@ -135,13 +136,18 @@ package enum AppSyncCodec {
         }
     }
 
+    /// An integer within ±2^53: beyond that, a JSON number may have been read through a `Double`
+    /// and lost digits, so the same frame could decode to another value.
     private static func integer(_ value: Any?) -> Int? {
-        switch value {
-        case let number as Int: number
-        case let number as Double: Int(exactly: number)
-        case let text as String: Int(text)
-        default: nil
-        }
+        let number: Int? =
+            switch value {
+            case let number as Int: number
+            case let number as Double: Int(exactly: number)
+            case let text as String: Int(text)
+            default: nil
+            }
+        guard let number, number.magnitude <= 1 << 53 else { return nil }
+        return number
     }
 
     private static func jsonText(_ value: Any) -> String? {

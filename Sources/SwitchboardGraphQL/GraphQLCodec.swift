@@ -106,7 +106,7 @@ package struct GraphQLCodec: Sendable {
     private static func keepAliveWindow(_ payload: GraphQLJSON?) -> Duration? {
         switch payload?["connectionTimeoutMs"] {
         case .integer(let ms)?: ms > 0 ? .milliseconds(ms) : nil
-        case .number(let ms)?: ms > 0 ? .milliseconds(Int64(ms)) : nil
+        case .number(let ms)?: Int64(exactly: ms).flatMap { $0 > 0 ? .milliseconds($0) : nil }
         default: nil
         }
     }
@@ -138,7 +138,7 @@ package struct GraphQLCodec: Sendable {
         let type = value["errorType"]?.string
         let code: Int? = switch value["errorCode"] {
         case .integer(let code)?: Int(code)
-        case .number(let code)?: Int(code)
+        case .number(let code)?: Int(exactly: code)
         case .string(let code)?: Int(code)
         default: nil
         }
