@@ -338,13 +338,21 @@ let package = Package(
 )
 
 // The libFuzzer targets, declared only for Scripts/fuzz.sh (SWITCHBOARD_FUZZ=1): they link with
-// -sanitize=fuzzer, which supplies `main`, so no other build can link them.
+// -sanitize=fuzzer, whose runtime they call, so no other build can link them.
 if Context.environment["SWITCHBOARD_FUZZ"] == "1" {
+    package.targets.append(
+        .target(
+            name: "SwitchboardFuzzDriver",
+            dependencies: ["SwitchboardFuzzChecks"],
+            path: "Fuzz/Driver",
+            swiftSettings: swiftSettings + [.enableExperimentalFeature("Extern")]
+        )
+    )
     for name in ["AppSyncCodec", "GraphQLCodec", "Models"] {
         package.targets.append(
             .executableTarget(
                 name: "Fuzz\(name)",
-                dependencies: ["SwitchboardFuzzChecks"],
+                dependencies: ["SwitchboardFuzzChecks", "SwitchboardFuzzDriver"],
                 path: "Fuzz/\(name)",
                 swiftSettings: swiftSettings
             )

@@ -23,7 +23,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     targets=(AppSyncCodec GraphQLCodec Models)
 fi
 for target in "${targets[@]}"; do
-    if [[ ! -d Fuzz/$target ]] || [[ $target == Checks || $target == Corpus ]]; then
+    if [[ ! -d Fuzz/$target ]] || [[ $target == Checks || $target == Corpus || $target == Driver ]]; then
         echo "unknown fuzz target '$target' (AppSyncCodec, GraphQLCodec, Models)" >&2
         exit 2
     fi
@@ -84,7 +84,7 @@ for target in "${targets[@]}"; do
         -max_len=16384 -print_final_stats=1 -artifact_prefix="$findings/" "$work/$target" "Fuzz/Corpus/$target" \
         > "$work/$target.log" 2>&1; then
         grep -E '^(Done|stat::)' "$work/$target.log" || true
-        grep -E '^#[0-9]+' "$work/$target.log" | tail -n 1
+        grep -E '^#[0-9]+' "$work/$target.log" | tail -n 1 || true
     else
         failed+=("$target")
         tail -n 40 "$work/$target.log"

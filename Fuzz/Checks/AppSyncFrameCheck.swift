@@ -18,16 +18,7 @@ package enum AppSyncFrameCheck {
         } catch {
             throw FuzzFinding("decoding failed with \(error), not a protocol violation")
         }
-        let frame = self.frame(message)
-        let again: AppSyncServerMessage
-        do {
-            again = try AppSyncCodec.decode(frame)
-        } catch {
-            throw FuzzFinding("\(message) was written as \(frame), which does not decode: \(error)")
-        }
-        guard again == message else {
-            throw FuzzFinding("\(message) was written as \(frame), which decodes to \(again)")
-        }
+        try FuzzFinding.requireRoundTrip(message, written: frame(message), AppSyncCodec.decode)
     }
 
     /// The frame a server would send for `message`, in the codec's compact JSON.

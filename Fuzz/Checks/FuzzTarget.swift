@@ -57,4 +57,26 @@ package struct FuzzFinding: Error, CustomStringConvertible, Sendable {
     package var description: String
 
     package init(_ description: String) { self.description = description }
+
+    /// Requires `written`, what `value` was written as, to decode to `value` again.
+    /// - Parameters:
+    ///   - value: What the input decoded to.
+    ///   - label: How a finding names the value.
+    ///   - written: The encoding of `value`.
+    ///   - decode: The decoder under test.
+    /// - Throws: A finding when `written` does not decode, or decodes to another value.
+    static func requireRoundTrip<Value: Equatable>(
+        _ value: Value, label: String? = nil, written: String, _ decode: (String) throws -> Value
+    ) throws(FuzzFinding) {
+        let label = label ?? "\(value)"
+        let again: Value
+        do {
+            again = try decode(written)
+        } catch {
+            throw FuzzFinding("\(label) was written as \(written), which does not decode: \(error)")
+        }
+        guard again == value else {
+            throw FuzzFinding("\(label) was written as \(written), which decodes to \(again)")
+        }
+    }
 }

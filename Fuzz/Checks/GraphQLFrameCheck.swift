@@ -13,16 +13,8 @@ package enum GraphQLFrameCheck {
         let dialect = GraphQLProtocol.allCases[Int(first) % GraphQLProtocol.allCases.count]
         let codec = GraphQLCodec(dialect)
         guard let message = try? codec.decode(String(decoding: input.dropFirst(), as: UTF8.self)) else { return }
-        let frame = try self.frame(message, dialect: dialect)
-        let again: GraphQLServerMessage
-        do {
-            again = try codec.decode(frame)
-        } catch {
-            throw FuzzFinding("\(dialect): \(message) was written as \(frame), which does not decode: \(error)")
-        }
-        guard again == message else {
-            throw FuzzFinding("\(dialect): \(message) was written as \(frame), which decodes to \(again)")
-        }
+        try FuzzFinding.requireRoundTrip(
+            message, label: "\(dialect): \(message)", written: frame(message, dialect: dialect), codec.decode)
     }
 
     /// The frame a server speaking `dialect` would send for `message`.

@@ -37,14 +37,8 @@ package enum ModelPayloadCheck {
         } catch {
             throw FuzzFinding("\(Output.self) \(value) decoded but does not encode: \(error)")
         }
-        let again: Output
-        do {
-            again = try EventPayloadDecoder.decode(Output.self, from: encoded)
-        } catch {
-            throw FuzzFinding("\(Output.self) \(value) encodes as \(String(decoding: encoded, as: UTF8.self)), which does not decode: \(error)")
-        }
-        guard again == value else {
-            throw FuzzFinding("\(Output.self) \(value) encodes as \(String(decoding: encoded, as: UTF8.self)), which decodes to \(again)")
+        try FuzzFinding.requireRoundTrip(value, label: "\(Output.self) \(value)", written: String(decoding: encoded, as: UTF8.self)) {
+            try EventPayloadDecoder.decode(Output.self, from: Data($0.utf8))
         }
     }
 }
