@@ -2,10 +2,10 @@ import Foundation
 import SwitchboardCore
 
 /// Encodes and decodes the frames of one dialect. Pure: no I/O, no clock.
-struct GraphQLCodec: Sendable {
+package struct GraphQLCodec: Sendable {
     let dialect: GraphQLProtocol
 
-    init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
+    package init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
 
     /// The JSON text of a client frame.
     func encode(_ message: GraphQLClientMessage) throws -> String {
@@ -49,7 +49,7 @@ struct GraphQLCodec: Sendable {
 
     /// Decodes a server frame.
     /// - Throws: ``GraphQLCodecError`` for malformed JSON, a missing `type`/`id` or an unknown type.
-    func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
+    package func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
         let frame: GraphQLJSON
         do {
             frame = try GraphQLJSON.parse(text)
@@ -106,7 +106,7 @@ struct GraphQLCodec: Sendable {
     private static func keepAliveWindow(_ payload: GraphQLJSON?) -> Duration? {
         switch payload?["connectionTimeoutMs"] {
         case .integer(let ms)?: ms > 0 ? .milliseconds(ms) : nil
-        case .number(let ms)?: ms > 0 ? .milliseconds(Int64(ms)) : nil
+        case .number(let ms)?: Int64(exactly: ms).flatMap { $0 > 0 ? .milliseconds($0) : nil }
         default: nil
         }
     }
@@ -138,7 +138,7 @@ struct GraphQLCodec: Sendable {
         let type = value["errorType"]?.string
         let code: Int? = switch value["errorCode"] {
         case .integer(let code)?: Int(code)
-        case .number(let code)?: Int(code)
+        case .number(let code)?: Int(exactly: code)
         case .string(let code)?: Int(code)
         default: nil
         }

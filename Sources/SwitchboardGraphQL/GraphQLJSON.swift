@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value, for taking frames apart and putting payloads back together.
-enum GraphQLJSON: Sendable, Hashable, Codable {
+package enum GraphQLJSON: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -10,7 +10,7 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
     case array([GraphQLJSON])
     case object([String: GraphQLJSON])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -29,7 +29,7 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -54,7 +54,7 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
 
     var isNull: Bool { self == .null }
 
-    static func parse(_ text: String) throws -> GraphQLJSON {
+    package static func parse(_ text: String) throws -> GraphQLJSON {
         try JSONDecoder().decode(GraphQLJSON.self, from: Data(text.utf8))
     }
 
@@ -64,5 +64,5 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
         return try encoder.encode(self)
     }
 
-    func text() throws -> String { String(decoding: try serialized(), as: UTF8.self) }
+    package func text() throws -> String { String(decoding: try serialized(), as: UTF8.self) }
 }
