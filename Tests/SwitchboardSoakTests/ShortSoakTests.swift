@@ -2,15 +2,15 @@ import Testing
 
 @testable import SwitchboardSoak
 
-/// The chaos soak, short: a few seconds of publishing on every stream under every kind of fault,
+/// The chaos soak, short (one transport at a time, to stay light beside the rest of the suite): a few seconds of publishing on every stream under every kind of fault,
 /// with a fixed seed, on both transports. Memory is not judged here (the test process is shared
 /// with the whole suite); `Scripts/soak.sh` judges it over minutes.
-@Suite("Chaos soak, short", .timeLimit(.minutes(3)))
+@Suite("Chaos soak, short", .serialized, .timeLimit(.minutes(3)))
 struct ShortSoakTests {
     @Test("every event once and in order under drops, aborts, stalls, garbage, auth rejections and latency",
           arguments: [SoakTransport.appsync, .graphQLTransportWS])
     func shortSoak(transport: SoakTransport) async throws {
-        var configuration = SoakConfiguration(duration: .seconds(4), rate: 300, transport: transport, seed: 42)
+        var configuration = SoakConfiguration(duration: .seconds(4), rate: 200, transport: transport, seed: 42)
         configuration.faultPause = 50...400
         configuration.memoryTrend = nil
         configuration.settle = .milliseconds(200)
@@ -33,8 +33,8 @@ struct ShortSoakTests {
         } else {
             #expect(report.passed, "\(text)")
         }
-        #expect(report.total.published >= 1_000, "\(text)")
-        #expect(report.reconnects >= 2, "\(text)")
+        #expect(report.total.published >= 600, "\(text)")
+        #expect(report.reconnects >= 1, "\(text)")
         #expect(report.faults.count >= 4, "several kinds of fault were injected: \(text)")
     }
 }
