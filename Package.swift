@@ -169,6 +169,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fuzz/: the properties the libFuzzer targets check, also run over the seed corpus by the unit tests.
+        .target(
+            name: "SwitchboardFuzzChecks",
+            dependencies: ["Switchboard", "SwitchboardCore", "SwitchboardAppSync", "SwitchboardGraphQL"],
+            path: "Fuzz/Checks",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "switchboard",
             dependencies: [
@@ -187,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTests",
             dependencies: [
-                "Switchboard", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync",
+                "Switchboard", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync", "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -245,6 +252,7 @@ let package = Package(
             name: "SwitchboardAppSyncTests",
             dependencies: [
                 "SwitchboardAppSync", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -253,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardGraphQLTests",
             dependencies: [
-                "SwitchboardGraphQL", "SwitchboardTesting", "Switchboard", "SwitchboardCore",
+                "SwitchboardGraphQL", "SwitchboardTesting", "Switchboard", "SwitchboardCore", "SwitchboardFuzzChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -344,3 +352,26 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer targets, declared only for Scripts/fuzz.sh (SWITCHBOARD_FUZZ=1): they link with
+// -sanitize=fuzzer, whose runtime they call, so no other build can link them.
+if Context.environment["SWITCHBOARD_FUZZ"] == "1" {
+    package.targets.append(
+        .target(
+            name: "SwitchboardFuzzDriver",
+            dependencies: ["SwitchboardFuzzChecks"],
+            path: "Fuzz/Driver",
+            swiftSettings: swiftSettings + [.enableExperimentalFeature("Extern")]
+        )
+    )
+    for name in ["AppSyncCodec", "GraphQLCodec", "Models"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(name)",
+                dependencies: ["SwitchboardFuzzChecks", "SwitchboardFuzzDriver"],
+                path: "Fuzz/\(name)",
+                swiftSettings: swiftSettings
+            )
+        )
+    }
+}

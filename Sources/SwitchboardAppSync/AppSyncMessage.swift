@@ -23,7 +23,7 @@ public struct AppSyncError: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A frame from the AppSync Events server.
-enum AppSyncServerMessage: Sendable, Equatable {
+package enum AppSyncServerMessage: Sendable, Equatable {
     case connectionAck(connectionTimeoutMs: Int?)
     case connectionError([AppSyncError])
     case keepAlive
@@ -48,7 +48,7 @@ enum AppSyncClientMessage: Sendable, Equatable {
 }
 
 /// The pure codec of the AppSync Events real-time protocol.
-enum AppSyncCodec {
+package enum AppSyncCodec {
     /// Encodes a client frame as compact JSON with unescaped slashes.
     static func encode(_ message: AppSyncClientMessage) -> String {
         let object: [String: Any] =
@@ -64,7 +64,7 @@ enum AppSyncCodec {
     }
 
     /// Compact JSON with sorted keys and unescaped slashes.
-    static func compactJSON(_ object: [String: Any]) -> String {
+    package static func compactJSON(_ object: [String: Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
@@ -72,7 +72,7 @@ enum AppSyncCodec {
     /// Decodes a server frame.
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/protocolViolation`` for a frame
     ///   that is not a JSON object with a known `type`, or misses a field its type needs.
-    static func decode(_ text: String) throws -> AppSyncServerMessage {
+    package static func decode(_ text: String) throws -> AppSyncServerMessage {
         if let message = decodeData(text) { return message }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
             throw violation("a frame that is not a JSON object", text)
@@ -88,7 +88,8 @@ enum AppSyncCodec {
         case "connection_ack":
             let payload = object["payload"] as? [String: Any]
             let timeout = integer(object["connectionTimeoutMs"]) ?? integer(payload?["connectionTimeoutMs"])
-            return .connectionAck(connectionTimeoutMs: timeout)
+            // Zero or less would time the connection out at once; the default applies instead.
+            return .connectionAck(connectionTimeoutMs: timeout.flatMap { $0 > 0 ? $0 : nil })
         case "connection_error": return .connectionError(errors)
         case "ka": return .keepAlive
         case "subscribe_success": return .subscribeSuccess(id: try requireID())
@@ -160,13 +161,18 @@ enum AppSyncCodec {
         }
     }
 
+    /// An integer within ±2^53: beyond that, a JSON number may have been read through a `Double`
+    /// and lost digits, so the same frame could decode to another value.
     private static func integer(_ value: Any?) -> Int? {
-        switch value {
-        case let number as Int: number
-        case let number as Double: Int(exactly: number)
-        case let text as String: Int(text)
-        default: nil
-        }
+        let number: Int? =
+            switch value {
+            case let number as Int: number
+            case let number as Double: Int(exactly: number)
+            case let text as String: Int(text)
+            default: nil
+            }
+        guard let number, number.magnitude <= 1 << 53 else { return nil }
+        return number
     }
 
     private static func jsonText(_ value: Any) -> String? {

@@ -36,11 +36,14 @@ package enum ISO8601Timestamp {
     }
 
     private static func format(_ date: Date, fractionDigits: Int) -> String? {
-        let scale = pow(10, Double(fractionDigits))
-        let scaled = (date.timeIntervalSinceReferenceDate * scale).rounded()
-        guard let referenceUnits = Int64(exactly: scaled) else { return nil }
-        let unitsPerSecond = Int64(scale)
-        let (seconds, fraction) = floorDivide(referenceUnits, unitsPerSecond)
+        // Seconds and fraction apart: the whole interval in nanoseconds overflows Int64 after 2262.
+        let interval = date.timeIntervalSinceReferenceDate
+        let whole = interval.rounded(.down)
+        guard abs(whole) < 1e15 else { return nil }
+        let unitsPerSecond = Int64(pow(10, Double(fractionDigits)))
+        var seconds = Int64(whole)
+        var fraction = Int64(((interval - whole) * Double(unitsPerSecond)).rounded())
+        if fraction == unitsPerSecond { (seconds, fraction) = (seconds + 1, 0) }
         let (days, secondOfDay) = floorDivide(seconds + unixToReference, 86_400)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
         guard (0...9999).contains(year) else { return nil }

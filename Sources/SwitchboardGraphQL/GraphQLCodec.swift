@@ -2,10 +2,10 @@ import Foundation
 import SwitchboardCore
 
 /// Encodes and decodes the frames of one dialect. Pure: no I/O, no clock.
-struct GraphQLCodec: Sendable {
+package struct GraphQLCodec: Sendable {
     let dialect: GraphQLProtocol
 
-    init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
+    package init(_ dialect: GraphQLProtocol) { self.dialect = dialect }
 
     /// The JSON text of a client frame.
     func encode(_ message: GraphQLClientMessage) throws -> String {
@@ -49,7 +49,7 @@ struct GraphQLCodec: Sendable {
 
     /// Decodes a server frame.
     /// - Throws: ``GraphQLCodecError`` for malformed JSON, a missing `type`/`id` or an unknown type.
-    func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
+    package func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
         if let result = decodeResult(text) { return result }
         let frame: GraphQLJSON
         do {
@@ -95,9 +95,9 @@ struct GraphQLCodec: Sendable {
     }
 
     /// A `data`/`next` frame with a non-null `data` and no `errors`, read in one pass: every event
-    /// arrives this way. Its `data` is handed on as the bytes that arrived, not parsed and written
-    /// again. Nil leaves the frame to the general path (``JSONDocument`` answers only for text
-    /// that path would accept).
+    /// arrives this way. `data` is written out as the general path writes it (sorted keys), from
+    /// the same values. Nil leaves the frame to the general path (``JSONDocument`` answers only
+    /// for text that path would accept, and reads its values alike).
     private func decodeResult(_ text: String) -> GraphQLServerMessage? {
         guard let frame = JSONDocument(text),
               let type = frame.member("type", of: frame.root).flatMap(frame.string),
@@ -105,9 +105,10 @@ struct GraphQLCodec: Sendable {
               let id = frame.member("id", of: frame.root).flatMap(frame.string), !id.isEmpty,
               let payload = frame.member("payload", of: frame.root), frame.kind(payload) == .object,
               let data = frame.member("data", of: payload), frame.kind(data) != .null,
-              frame.member("errors", of: payload) == nil
+              frame.member("errors", of: payload) == nil,
+              let serialized = try? GraphQLJSON(frame, data)?.serialized()
         else { return nil }
-        return .next(id: id, data: Data(frame.rawBytes(data)), errors: [])
+        return .next(id: id, data: serialized, errors: [])
     }
 
     private static func id(_ frame: GraphQLJSON, _ type: String) throws(GraphQLCodecError) -> String {
@@ -123,7 +124,7 @@ struct GraphQLCodec: Sendable {
     private static func keepAliveWindow(_ payload: GraphQLJSON?) -> Duration? {
         switch payload?["connectionTimeoutMs"] {
         case .integer(let ms)?: ms > 0 ? .milliseconds(ms) : nil
-        case .number(let ms)?: ms > 0 ? .milliseconds(Int64(ms)) : nil
+        case .number(let ms)?: Int64(exactly: ms).flatMap { $0 > 0 ? .milliseconds($0) : nil }
         default: nil
         }
     }
@@ -155,7 +156,7 @@ struct GraphQLCodec: Sendable {
         let type = value["errorType"]?.string
         let code: Int? = switch value["errorCode"] {
         case .integer(let code)?: Int(code)
-        case .number(let code)?: Int(code)
+        case .number(let code)?: Int(exactly: code)
         case .string(let code)?: Int(code)
         default: nil
         }

@@ -1,7 +1,8 @@
 import Foundation
+import SwitchboardCore
 
 /// A JSON value, for taking frames apart and putting payloads back together.
-enum GraphQLJSON: Sendable, Hashable, Codable {
+package enum GraphQLJSON: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -10,7 +11,7 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
     case array([GraphQLJSON])
     case object([String: GraphQLJSON])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -29,7 +30,7 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -54,7 +55,39 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
 
     var isNull: Bool { self == .null }
 
-    static func parse(_ text: String) throws -> GraphQLJSON {
+    /// A node of a parsed document as `JSONDecoder` would have read it; nil for a number whose
+    /// kind (`integer` or `number`) `JSONDecoder` might judge otherwise (`-0`, or integral with a
+    /// fraction).
+    init?(_ document: JSONDocument, _ index: JSONDocument.Index) {
+        switch document.kind(index) {
+        case .null: self = .null
+        case .bool: self = .bool(document.bool(index) == true)
+        case .string: self = .string(document.string(index) ?? "")
+        case .number:
+            if let integer = document.integer(index), !document.rawBytes(index).elementsEqual("-0".utf8) {
+                self = .integer(Int64(integer))
+            } else {
+                guard let number = document.double(index), number.rounded() != number else { return nil }
+                self = .number(number)
+            }
+        case .array:
+            var elements: [GraphQLJSON] = []
+            for element in document.elements(of: index) ?? [] {
+                guard let value = GraphQLJSON(document, element) else { return nil }
+                elements.append(value)
+            }
+            self = .array(elements)
+        case .object:
+            var members: [String: GraphQLJSON] = [:]
+            for (key, member) in document.members(of: index) ?? [] {
+                guard let value = GraphQLJSON(document, member) else { return nil }
+                members[key] = value
+            }
+            self = .object(members)
+        }
+    }
+
+    package static func parse(_ text: String) throws -> GraphQLJSON {
         try JSONDecoder().decode(GraphQLJSON.self, from: Data(text.utf8))
     }
 
@@ -64,5 +97,5 @@ enum GraphQLJSON: Sendable, Hashable, Codable {
         return try encoder.encode(self)
     }
 
-    func text() throws -> String { String(decoding: try serialized(), as: UTF8.self) }
+    package func text() throws -> String { String(decoding: try serialized(), as: UTF8.self) }
 }

@@ -2,14 +2,14 @@ import Foundation
 import SwitchboardCore
 
 /// A GraphQL error as a server reports it, reduced to what the transport needs.
-struct GraphQLServerError: Sendable, Hashable, CustomStringConvertible {
-    var message: String
+package struct GraphQLServerError: Sendable, Hashable, CustomStringConvertible {
+    package var message: String
     /// AppSync's `errorType`, such as `UnauthorizedException` or `LimitExceededError`.
-    var errorType: String?
+    package var errorType: String?
     /// AppSync's numeric `errorCode`, such as 401.
-    var errorCode: Int?
+    package var errorCode: Int?
 
-    init(message: String, errorType: String? = nil, errorCode: Int? = nil) {
+    package init(message: String, errorType: String? = nil, errorCode: Int? = nil) {
         self.message = message
         self.errorType = errorType
         self.errorCode = errorCode
@@ -20,7 +20,7 @@ struct GraphQLServerError: Sendable, Hashable, CustomStringConvertible {
         errorCode == 401 || errorCode == 403 || (errorType?.hasPrefix("Unauthorized") ?? false)
     }
 
-    var description: String {
+    package var description: String {
         let type = errorType.map { "\($0): " } ?? ""
         return "\(type)\(message)"
     }
@@ -43,7 +43,7 @@ enum GraphQLClientMessage: Sendable, Hashable {
 }
 
 /// A frame the server sent, normalised over the three dialects (protocol doc §4.5 point 2).
-enum GraphQLServerMessage: Sendable, Hashable {
+package enum GraphQLServerMessage: Sendable, Hashable {
     /// `connection_ack`, with AppSync's `connectionTimeoutMs` if present.
     case connectionAck(keepAliveWindow: Duration?)
     /// `connection_error`.
@@ -65,9 +65,9 @@ enum GraphQLServerMessage: Sendable, Hashable {
 }
 
 /// Why a frame could not be decoded.
-struct GraphQLCodecError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct GraphQLCodecError: Error, Sendable, Hashable, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    package var description: String { message }
 
     var switchboardError: SwitchboardError {
         SwitchboardError(code: .protocolViolation, message: message, cause: self)

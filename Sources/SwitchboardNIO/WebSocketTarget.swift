@@ -50,13 +50,7 @@ struct WebSocketTarget: Hashable, Sendable {
 
     /// Whether the host is this machine: `localhost` (or a name under `.localhost`), an IPv4
     /// address in 127.0.0.0/8, or `::1`.
-    var isLoopback: Bool {
-        let name = host.lowercased()
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        if name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
-        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        return isIPLiteral && octets.count == 4 && octets.first == "127"
-    }
+    var isLoopback: Bool { LoopbackHost.contains(host) }
 
     /// Refuses plaintext `ws` to another machine: credentials (API keys, tokens, signatures)
     /// travel in the upgrade request and the first frames.

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 extension SyncClient {
     /// Where the sync endpoints are and how a ``SyncClient`` paces itself.
@@ -18,6 +19,11 @@ extension SyncClient {
         /// The headers of every request (authorization, say), made fresh for each one. They are
         /// never logged.
         public var headers: @Sendable () async throws -> [(name: String, value: String)] = { [] }
+        /// Whether the REST fallback may use plaintext `http` to a host other than this machine.
+        /// Off by default: the headers (credentials) would cross the network readable, so such a
+        /// ``pullURL`` is refused with ``SwitchboardError/Code/invalidConfiguration``. The
+        /// stream's `ws` is ruled by its connector (`NIOWebSocketConnector.Configuration`).
+        public var allowsPlaintextToRemoteHosts = false
 
         /// Creates a configuration with explicit endpoints.
         /// - Parameters:
@@ -39,5 +45,18 @@ extension SyncClient {
             stream?.scheme = baseURL.scheme == "https" ? "wss" : "ws"
             self.init(streamURL: stream?.url ?? baseURL, pullURL: pull)
         }
+    }
+}
+
+extension SyncClient.Configuration {
+    /// Refuses a REST fallback that would send credentials in plaintext to another machine.
+    func checkTransportSecurity() throws(SwitchboardError) {
+        guard pullURL.scheme?.lowercased() == "http", !allowsPlaintextToRemoteHosts else { return }
+        let host = pullURL.host ?? ""
+        guard !LoopbackHost.contains(host) else { return }
+        throw SwitchboardError(
+            code: .invalidConfiguration,
+            message: "http://\(host) is not loopback: use https for the sync REST fallback, which carries the "
+                + "credentials encrypted (or set SyncClient.Configuration.allowsPlaintextToRemoteHosts for a trusted network)")
     }
 }

@@ -64,7 +64,9 @@ public struct SyncClient: Sendable {
     ///   ``SwitchboardError/Code/checkpointExpired`` (the server dropped events after the
     ///   checkpoint), ``SwitchboardError/Code/syncRejected`` (the REST endpoint answered an error),
     ///   ``SwitchboardError/Code/protocolViolation`` (a malformed REST answer),
-    ///   ``SwitchboardError/Code/network`` (no answer), or
+    ///   ``SwitchboardError/Code/network`` (no answer),
+    ///   ``SwitchboardError/Code/invalidConfiguration`` (plaintext `http` to another machine, see
+    ///   ``Configuration/allowsPlaintextToRemoteHosts``), or
     ///   ``SwitchboardError/Code/checkpointStorageFailed``; `CancellationError` when cancelled.
     ///   Everything delivered before an error stays delivered and checkpointed.
     public func catchUp(
@@ -73,6 +75,7 @@ public struct SyncClient: Sendable {
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in },
         deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
     ) async throws -> SyncSummary {
+        try configuration.checkTransportSecurity()
         var run = CatchUpRun(
             store: store, deliver: deliver, report: progress, stopwatch: Stopwatch(clock),
             interval: configuration.progressInterval)

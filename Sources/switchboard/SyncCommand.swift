@@ -54,7 +54,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("PEM file with extra CA certificates to trust for wss.", valueName: "file"))
     var caFile: String?
 
-    @Flag(help: "Allow plaintext ws:// to a host other than this machine (credentials travel unencrypted).")
+    @Flag(help: "Allow plaintext ws:// and http:// to a host other than this machine (credentials travel unencrypted).")
     var allowPlaintext = false
 
     func validate() throws {
@@ -89,6 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
         configuration.pullLimit = pageSize
         let extraHeaders = try parsedHeaders()
         configuration.headers = { extraHeaders }
+        configuration.allowsPlaintextToRemoteHosts = allowPlaintext
         let client = SyncClient(configuration: configuration, connector: try NIOWebSocketConnector.trusting(caFile: caFile, allowPlaintext: allowPlaintext))
         let store: any CheckpointStore = checkpoint.map { FileCheckpointStore(path: $0) } ?? InMemoryCheckpointStore()
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) != 0)

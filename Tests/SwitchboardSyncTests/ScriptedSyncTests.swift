@@ -123,3 +123,49 @@ struct ScriptedSyncTests {
         #expect(http.urls.isEmpty)
     }
 }
+
+@Suite("Sync REST fallback only over https beyond loopback", .timeLimit(.minutes(1)))
+struct SyncTransportSecurityTests {
+    @Test("plaintext http to another machine is refused before anything is sent", arguments: [
+        ("http://sync.example.com", false), ("http://10.0.0.5:8080", false), ("http://127.example.com", false),
+        ("http://127.0.0.1:9", true), ("http://localhost:9", true), ("http://[::1]:9", true), ("https://sync.example.com", true),
+    ])
+    func policy(base: String, allowed: Bool) async throws {
+        let connector = ScriptedWebSocketConnector()
+        connector.failNextConnect(with: SwitchboardError(code: .network, message: "refused"))
+        let http = ScriptedHTTPClient([page([event(1)], next: "c1", hasMore: false)])
+        let client = SyncClient(
+            configuration: .init(baseURL: URL(string: base)!), connector: connector, http: http, logger: silentLogger)
+        let result = await Result(catching: { try await client.catchUp(store: InMemoryCheckpointStore()) { _ in } })
+        if allowed {
+            #expect(throws: Never.self) { try result.get() }
+            #expect(http.urls.count == 1)
+        } else {
+            #expect(throws: SwitchboardError.self) { try result.get() }
+            #expect((try? result.get()) == nil)
+            if case .failure(let error as SwitchboardError) = result {
+                #expect(error.code == .invalidConfiguration)
+                #expect(error.message.contains("is not loopback: use https"))
+            }
+            #expect(http.urls.isEmpty, "no request, so no credentials, went out")
+        }
+    }
+
+    @Test("the explicit opt-in allows plaintext http to any host")
+    func optIn() async throws {
+        let connector = ScriptedWebSocketConnector()
+        connector.failNextConnect(with: SwitchboardError(code: .network, message: "refused"))
+        let http = ScriptedHTTPClient([page([event(1)], next: "c1", hasMore: false)])
+        var configuration = SyncClient.Configuration(baseURL: URL(string: "http://sync.example.com")!)
+        configuration.allowsPlaintextToRemoteHosts = true
+        let client = SyncClient(configuration: configuration, connector: connector, http: http, logger: silentLogger)
+        let summary = try await client.catchUp(store: InMemoryCheckpointStore()) { _ in }
+        #expect(summary.deliveredEvents == 1)
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

@@ -84,6 +84,16 @@ extension BackendNotifier {
         /// When ``run()`` started: the first catch-up starts there when the store holds no
         /// checkpoint.
         var startedAt = Date()
+        /// When the attempt that made the current connection started: events published before
+        /// it cannot arrive live on it.
+        var liveSince = Date()
+        /// When the latest connection attempt started.
+        var attemptStartedAt: Date?
+
+        mutating func connectionOpened() {
+            liveSince = attemptStartedAt ?? Date()
+            attemptStartedAt = nil
+        }
     }
 
     // MARK: Triggers
@@ -128,7 +138,7 @@ extension BackendNotifier {
                 catchUpMetrics.duplicates.increment()
                 return false
             }
-            catchUpBook.caughtUp.add(mark)
+            if mayArriveLive(mark) { catchUpBook.caughtUp.add(mark) }
             catchUpMetrics.delivered.increment()
             return true
         case .live, .released:
@@ -145,6 +155,20 @@ extension BackendNotifier {
             }
             return true
         }
+    }
+
+    /// Whether a live copy of a caught-up value may arrive, so that it must be remembered to be
+    /// recognised. On AppSync Events live values carry their timestamp and match exactly, so
+    /// every caught-up value is remembered. Legacy GraphQL values carry none and match any
+    /// caught-up value with equal fields: there only values published since the current
+    /// connection's attempt started are remembered, or a value missed in the gap would swallow a
+    /// later, equal live one (plan `true`, `false`, `true` would end on `false`). This compares
+    /// the backend's timestamps with this machine's clock.
+    func mayArriveLive(_ mark: Fingerprint) -> Bool {
+        guard transportKind == .graphql, let published = mark.timestamp else { return true }
+        // Timestamps have millisecond precision.
+        return (published.timeIntervalSince1970 * 1000).rounded(.down)
+            >= (catchUpBook.liveSince.timeIntervalSince1970 * 1000).rounded(.down)
     }
 
     /// Forgets what was delivered for the previous user.

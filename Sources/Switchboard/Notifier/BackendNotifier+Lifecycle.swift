@@ -1,3 +1,4 @@
+import Foundation
 import CoreMetrics
 import Logging
 import SwitchboardCore
@@ -110,12 +111,16 @@ extension BackendNotifier {
             switch state {
             case .connected:
                 connectionResetRequested = false
+                catchUpBook.connectionOpened()
                 reconcile()
                 let gap = pendingGap
                 pendingGap = nil
                 if let gap { deliveryResumed(after: gap) }
                 catchUpIfNeeded(after: gap)
-            case .connecting, .waitingToReconnect, .idle, .shutDown:
+            case .connecting:
+                catchUpBook.attemptStartedAt = Date()
+                send(table.connectionLost())
+            case .waitingToReconnect, .idle, .shutDown:
                 send(table.connectionLost())
             case .disconnected(let error):
                 send(table.connectionLost())

@@ -92,8 +92,8 @@ struct BackendNotifierCatchUpTests {
         }
     }
 
-    func run(_ body: (Harness) async throws -> Void) async throws {
-        let transport = ScriptedTransport(kind: .appsync)
+    func run(_ kind: TransportKind = .appsync, _ body: (Harness) async throws -> Void) async throws {
+        let transport = ScriptedTransport(kind: kind)
         let session = SessionSource()
         let log = ScriptedEventLog()
         let store = InMemoryCheckpointStore()
@@ -156,6 +156,47 @@ struct BackendNotifierCatchUpTests {
             h.publishRole("e")
             let got = await take(4, from: &roles)
             #expect(got == ["b", "c", "d", "e"])
+        }
+    }
+
+    @Test("legacy GraphQL: a live value equal to one missed in the gap is still delivered (no timestamps to tell them apart)")
+    func legacyEqualValues() async throws {
+        try await run(.graphql) { h in
+            let legacyKey: SubscriptionKey = "graphql/subscribeRoleChange"
+            /// Into the log as the backend records it (with the time of publishing: a missed one
+            /// during the gap, a second ago), and live as the legacy API sends it (without).
+            func publish(_ reason: String, missed: Bool = false) {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                let timestamp = formatter.string(from: Date().addingTimeInterval(missed ? -1 : 0))
+                h.log.publish(#"{"eventType":"user/roleChanged","timestamp":"\#(timestamp)","reason":"\#(reason)"}"#,
+                              on: Self.roleChannel)
+                if !missed { h.transport.deliver(#"{"subscribeRoleChange":{"reason":"\#(reason)"}}"#, on: legacyKey) }
+            }
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
+            await h.transport.waitUntil { $0.established.contains(legacyKey) }
+            // The first catch-up (of an empty log) has ended.
+            while !h.broker.published(CatchUpProgressEvent.self).contains(where: \.isFinal) {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            publish("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            publish("x", missed: true)
+            publish("y", missed: true)
+            h.log.close()
+            h.transport.dropConnection()
+            await h.log.waitUntilHeld()  // the catch-up has read x and y from the log
+            // A new "x" while it runs (held until it ends): the role is "x" again, and consumers
+            // must see it after "y".
+            publish("x")
+            publish("z")
+            h.log.open()
+            let got = await take(4, from: &roles)
+            #expect(got == ["x", "y", "x", "z"])
+            // And after it.
+            publish("y")
+            #expect(await take(1, from: &roles) == ["y"])
         }
     }
 

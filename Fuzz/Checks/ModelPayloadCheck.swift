@@ -1,0 +1,44 @@
+import Foundation
+import Switchboard
+import SwitchboardCore
+
+/// Event payloads, decoded as every catalog model the way ``BackendNotifier`` does: as an AppSync
+/// Events payload and as a legacy GraphQL result under the model's root field. Decoding either
+/// fails with ``SwitchboardError/Code/decodingFailed`` or yields a value that encodes, and decodes
+/// from its encoding to an equal value.
+package enum ModelPayloadCheck {
+    /// Checks one payload against every stream of the catalog.
+    /// - Throws: ``FuzzFinding`` when the property does not hold.
+    package static func check(_ input: [UInt8]) throws(FuzzFinding) {
+        let data = Data(input)
+        // Routing looks inside a legacy result before any model decodes it.
+        let result = try? JSONDecoder().decode(JSONValue.self, from: data)
+        for descriptor in StreamCatalog.all {
+            try roundTrip(descriptor.outputType, data, under: nil)
+            try roundTrip(descriptor.outputType, data, under: descriptor.legacy.field)
+            if let selected = result?[descriptor.legacy.field] { _ = descriptor.legacySelects(selected) }
+        }
+    }
+
+    private static func roundTrip<Output: CatalogEvent>(_ type: Output.Type, _ data: Data, under rootField: String?) throws(FuzzFinding) {
+        // The notifier lists unknown fields of every payload it decodes, at debug level.
+        _ = EventPayloadDecoder.unknownFields(in: data, known: Output.knownFieldNames, under: rootField)
+        let value: Output
+        do throws(SwitchboardError) {
+            value = try EventPayloadDecoder.decode(Output.self, from: data, under: rootField)
+        } catch where error.code == .decodingFailed {
+            return
+        } catch {
+            throw FuzzFinding("\(Output.self) failed with \(error), not decodingFailed")
+        }
+        let encoded: Data
+        do {
+            encoded = try JSONEncoder().encode(value)
+        } catch {
+            throw FuzzFinding("\(Output.self) \(value) decoded but does not encode: \(error)")
+        }
+        try FuzzFinding.requireRoundTrip(value, label: "\(Output.self) \(value)", written: String(decoding: encoded, as: UTF8.self)) {
+            try EventPayloadDecoder.decode(Output.self, from: Data($0.utf8))
+        }
+    }
+}

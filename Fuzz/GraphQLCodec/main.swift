@@ -1,0 +1,4 @@
+import SwitchboardFuzzChecks
+import SwitchboardFuzzDriver
+
+FuzzTarget.graphQLCodec.runFuzzer()
