@@ -13,7 +13,9 @@
 ///   ``SwitchboardError/Code/shutDown`` when called a second time.
 /// - Subscriptions are held until unsubscribed. After any reconnect the transport subscribes
 ///   every held subscription again (with fresh wire ids) and reports
-///   ``TransportEvent/subscriptionEstablished(_:)`` only once the server acknowledged it.
+///   ``TransportEvent/subscriptionEstablished(_:)`` only once the server acknowledged it. A wire
+///   dialect without per-subscription acknowledgements reports it once the subscribe is sent
+///   on an acknowledged connection, and says so with ``acknowledgesSubscriptions``.
 /// - A rejected subscription ends only that subscription
 ///   (``TransportEvent/subscriptionFailed(_:_:)`` with ``SwitchboardError/Code/subscriptionRejected``).
 /// - ``connect(as:)`` with a new identity replaces the connection; tokens are fetched fresh
@@ -40,6 +42,12 @@ public protocol EventTransport: Sendable {
 
     /// Everything the transport reports, in order. Iterate it from one task only.
     var events: TransportEvents { get }
+
+    /// Whether ``TransportEvent/subscriptionEstablished(_:)`` follows the server's
+    /// acknowledgement (true), or only the subscribe having been sent, because the wire dialect
+    /// has no acknowledgement (false). Until a subscription is in place on the server, events
+    /// published to it are not delivered: a catch-up waits a little longer when this is false.
+    var acknowledgesSubscriptions: Bool { get }
 
     /// Runs the transport until ``shutDown()`` or cancellation. It returns at once if
     /// ``shutDown()`` came first (the owner may shut down before its task started running),
@@ -167,4 +175,10 @@ public struct TransportIdentity: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "TransportIdentity(userId: \(userId), orgId: \(orgId))" }
+}
+
+extension EventTransport {
+    /// True: a transport that does not say otherwise reports a subscription established once
+    /// the server acknowledged it.
+    public var acknowledgesSubscriptions: Bool { true }
 }

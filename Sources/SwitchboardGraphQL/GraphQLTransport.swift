@@ -22,6 +22,10 @@ public final class GraphQLTransport: EventTransport {
     public let kind = TransportKind.graphql
     public let events: TransportEvents
 
+    /// True for the AppSync GraphQL dialect (`start_ack`); false for `graphql-ws` and
+    /// `graphql-transport-ws`, which have no per-subscription acknowledgement.
+    public var acknowledgesSubscriptions: Bool { configuration.wireProtocol.capabilities.acknowledgesStart }
+
     let configuration: Configuration
     let connector: any WebSocketConnector
     let continuation: TransportEvents.Continuation

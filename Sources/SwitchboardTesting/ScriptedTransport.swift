@@ -48,6 +48,7 @@ public final class ScriptedTransport: EventTransport {
 
     public let kind: TransportKind
     public let events: TransportEvents
+    public let acknowledgesSubscriptions: Bool
     private let continuation: TransportEvents.Continuation
     private let behavior: Behavior
     private let observed = Observed(State())
@@ -56,8 +57,12 @@ public final class ScriptedTransport: EventTransport {
     /// - Parameters:
     ///   - kind: The transport kind it pretends to be.
     ///   - behavior: Whether it connects and acknowledges by itself.
-    public init(kind: TransportKind, behavior: Behavior = .automatic) {
+    ///   - acknowledgesSubscriptions: What it answers for
+    ///     ``EventTransport/acknowledgesSubscriptions``: false plays a dialect without
+    ///     per-subscription acknowledgements.
+    public init(kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true) {
         self.kind = kind
+        self.acknowledgesSubscriptions = acknowledgesSubscriptions
         self.behavior = behavior
         (events, continuation) = TransportEvents.makeStream()
     }

@@ -51,6 +51,15 @@ struct TransportHarness {
 
 @Suite("GraphQLTransport over scripted sockets", .timeLimit(.minutes(1)))
 struct GraphQLTransportTests {
+    @Test("says whether its subscriptions are acknowledged: only the AppSync dialect acknowledges each start",
+          arguments: [(GraphQLProtocol.graphQLWS, false), (.graphQLTransportWS, false), (.appSyncGraphQL, true)])
+    func acknowledgement(dialect: GraphQLProtocol, acknowledges: Bool) {
+        let configuration = GraphQLTransport.Configuration(
+            url: URL(string: "wss://example.test/graphql")!, wireProtocol: dialect, appSyncHost: "api.example.test")
+        let transport = GraphQLTransport(configuration: configuration, connector: ScriptedWebSocketConnector())
+        #expect(transport.acknowledgesSubscriptions == acknowledges)
+    }
+
     @Test("graphql-ws: init carries the token, start waits for the ack, data is delivered, established on send")
     func legacyHappyPath() async throws {
         try await TransportHarness.run(.graphQLWS) { h in

@@ -101,6 +101,7 @@ final class ObservedTransport: EventTransport {
     }
 
     var kind: TransportKind { base.kind }
+    var acknowledgesSubscriptions: Bool { base.acknowledgesSubscriptions }
 
     func run() async throws {
         let base = self.base, sink = self.sink, established = self.established

@@ -34,6 +34,11 @@ package struct SubscriptionTable: Sendable {
     /// The streams an event on `key` is delivered to.
     package func streams(servedBy key: SubscriptionKey) -> Set<StreamID> { routes[key] ?? [] }
 
+    /// Whether the server acknowledged every subscription the plan wants on this connection (a
+    /// rejected one counts, as it is not waited for). Events published before that may not
+    /// arrive live, so a catch-up reads the backend's log only once this holds.
+    package var isSettled: Bool { entries.values.allSatisfy { $0.retiring || $0.established } }
+
     /// Moves towards `plan`.
     package mutating func apply(_ plan: [SubscriptionKey: PlannedSubscription]) -> [Command] {
         var commands: [Command] = []

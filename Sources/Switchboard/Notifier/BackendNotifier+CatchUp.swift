@@ -24,16 +24,35 @@ extension BackendNotifier {
         /// them again. When more arrive between two gaps, the notifier catches up on its own to
         /// move the checkpoint forward and forgets them.
         public var rememberedDeliveries: Int
+        /// How long a catch-up after a (re)connection waits, once every subscription was sent,
+        /// before it reads the log, when the transport's wire dialect has no per-subscription
+        /// acknowledgement (``EventTransport/acknowledgesSubscriptions`` is false: legacy
+        /// `graphql-ws` and `graphql-transport-ws`). An event published before the server has
+        /// a subscription in place arrives neither live nor, if the log was read earlier, by the
+        /// catch-up until the next gap, out of order; this gives the server time to set the
+        /// subscriptions up. 500 ms by default; live events are held meanwhile. Transports that
+        /// acknowledge subscriptions need no wait: the catch-up starts on the acknowledgements.
+        public var subscriptionSettleTime: Duration
+        /// The clock ``subscriptionSettleTime`` is measured on.
+        public var clock: any Clock<Duration>
 
         /// Creates the setting.
         /// - Parameters:
         ///   - source: Where missed events come from.
         ///   - store: Where the checkpoint is kept.
         ///   - rememberedDeliveries: How many live deliveries to remember between catch-ups.
-        public init(source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000) {
+        ///   - subscriptionSettleTime: The wait before reading the log on a transport without
+        ///     subscription acknowledgements; negative values count as zero.
+        ///   - clock: The clock for that wait.
+        public init(
+            source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000,
+            subscriptionSettleTime: Duration = .milliseconds(500), clock: any Clock<Duration> = ContinuousClock()
+        ) {
             self.source = source
             self.store = store
             self.rememberedDeliveries = max(1, rememberedDeliveries)
+            self.subscriptionSettleTime = max(.zero, subscriptionSettleTime)
+            self.clock = clock
         }
     }
 
@@ -53,46 +72,68 @@ extension BackendNotifier {
     }
 
     /// How a value reaches ``publish(_:envelope:descriptor:eventId:legacyField:)``.
-    enum DeliveryRoute {
+    enum DeliveryRoute: Equatable {
         /// Live from the transport.
         case live
-        /// Fetched by a catch-up.
-        case caughtUp
-        /// Live, held back while a catch-up ran.
-        case released
+        /// Fetched by a catch-up from the backend's log, which recorded it at `loggedAt`.
+        case caughtUp(loggedAt: Date)
+        /// Live, held back while a catch-up ran; it arrived on connection number `connection`.
+        case released(connection: Int)
     }
 
     /// The bookkeeping of catch-ups.
     struct CatchUpBook {
-        /// A catch-up is running (or requested and about to run): live events are held.
+        /// A catch-up is requested or running: live events are held.
         var running = false
+        /// Requested, and waiting for the server to acknowledge every subscription on the
+        /// current connection before reading the log (an event published before a subscription
+        /// is in place is neither delivered live nor read by a catch-up that started earlier).
+        var waiting: CatchUpReason?
+        /// Handed to ``runCatchUps(_:)`` and not yet ended.
+        var inFlight = false
         /// Another gap happened while one ran: run again when it ends.
         var again: CatchUpReason?
         /// The running catch-up follows another without the held events having been released.
         var chained = false
         /// The first connection's catch-up was requested.
         var started = false
-        /// Live envelopes held back while a catch-up runs, in arrival order.
-        var held: [EventEnvelope] = []
+        /// Live envelopes held back while a catch-up runs, in arrival order, with the number of
+        /// the connection each arrived on.
+        var held: [(envelope: EventEnvelope, connection: Int)] = []
         /// Values delivered live since the checkpoint (two equal events are two deliveries).
         var delivered = Fingerprints()
         var deliveredTotal = 0
-        /// Values the running (or last) catch-up delivered, to recognise their live copies.
+        /// AppSync Events: values the running (or last) catch-up delivered, to recognise their
+        /// live copies (which carry the same timestamp).
         var caughtUp = Fingerprints()
         /// Values the catch-up before delivered; forgotten when the next one starts.
         var caughtUpBefore = Fingerprints()
+        /// Legacy GraphQL: values catch-ups delivered, to recognise their live copies (which carry
+        /// no timestamp) by order and by when each connection was open.
+        var legacyCopies = LegacyCopies()
         /// When ``run()`` started: the first catch-up starts there when the store holds no
         /// checkpoint.
         var startedAt = Date()
-        /// When the attempt that made the current connection started: events published before
-        /// it cannot arrive live on it.
-        var liveSince = Date()
+        /// The number of the current (or last) connection; each new one counts up.
+        var connection = 0
+        /// When each connection whose live events may still need matching was open.
+        var windows: [Int: ConnectionWindow] = [:]
         /// When the latest connection attempt started.
         var attemptStartedAt: Date?
 
         mutating func connectionOpened() {
-            liveSince = attemptStartedAt ?? Date()
+            connection += 1
+            windows[connection] = ConnectionWindow(opened: attemptStartedAt ?? Date())
             attemptStartedAt = nil
+        }
+
+        mutating func connectionClosed() {
+            if windows[connection]?.closed == nil { windows[connection]?.closed = Date() }
+        }
+
+        /// The window of connection `number`; one that is open from now on when it is unknown.
+        func window(of number: Int) -> ConnectionWindow {
+            windows[number] ?? ConnectionWindow(opened: Date())
         }
     }
 
@@ -111,11 +152,23 @@ extension BackendNotifier {
 
     func requestCatchUp(_ reason: CatchUpReason) {
         catchUpBook.started = true
-        guard !catchUpBook.running else {
+        if catchUpBook.inFlight {
             catchUpBook.again = catchUpBook.again ?? reason
             return
         }
+        // A catch-up that has yet to start reads the log later anyway: it covers this gap too.
+        guard catchUpBook.waiting == nil else { return }
         catchUpBook.running = true
+        catchUpBook.waiting = reason
+        startCatchUpIfSubscribed()
+    }
+
+    /// Starts the requested catch-up once connected with every subscription acknowledged.
+    func startCatchUpIfSubscribed() {
+        guard let reason = catchUpBook.waiting, connectionState == .connected, pendingSwitch == nil,
+              table.isSettled else { return }
+        catchUpBook.waiting = nil
+        catchUpBook.inFlight = true
         logger.debug("catching up", metadata: ["switchboard.catchUp.reason": "\(reason)"])
         catchUpRequests.yield(reason)
     }
@@ -123,52 +176,51 @@ extension BackendNotifier {
     /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
     func holdWhileCatchingUp(_ envelope: EventEnvelope) -> Bool {
         guard catchUpBook.running else { return false }
-        catchUpBook.held.append(envelope)
+        catchUpBook.held.append((envelope, catchUpBook.connection))
         return true
     }
 
     /// Whether a decoded value should reach consumers, and the bookkeeping that goes with it.
-    func admit(_ fingerprint: @autoclosure () -> Fingerprint, route: DeliveryRoute) -> Bool {
+    func admit(_ fingerprint: @autoclosure () -> Fingerprint, stream: StreamID, route: DeliveryRoute) -> Bool {
         guard let catchUp = configuration.catchUp else { return true }
         let mark = fingerprint()
+        let connection: Int
         switch route {
-        case .caughtUp:
+        case .caughtUp(let loggedAt):
             if catchUpBook.delivered.take(mark) {
                 catchUpBook.deliveredTotal -= 1
                 catchUpMetrics.duplicates.increment()
                 return false
             }
-            if mayArriveLive(mark) { catchUpBook.caughtUp.add(mark) }
+            switch transportKind {
+            case .appsync: catchUpBook.caughtUp.add(mark)
+            case .graphql: catchUpBook.legacyCopies.fetched(mark.key, stream: stream, loggedAt: loggedAt)
+            }
             catchUpMetrics.delivered.increment()
             return true
-        case .live, .released:
-            // A live copy of an event a catch-up delivered can arrive after it, even after the
-            // catch-up ended: the previous catch-up's deliveries are still recognised.
-            if catchUpBook.caughtUp.take(mark) || catchUpBook.caughtUpBefore.take(mark) {
-                catchUpMetrics.duplicates.increment()
-                return false
-            }
-            catchUpBook.delivered.add(mark)
-            catchUpBook.deliveredTotal += 1
-            if catchUpBook.deliveredTotal >= catchUp.rememberedDeliveries, !catchUpBook.running {
-                requestCatchUp(.rememberedDeliveriesFull)
-            }
-            return true
+        case .live:
+            connection = catchUpBook.connection
+        case .released(let heldOn):
+            connection = heldOn
         }
-    }
-
-    /// Whether a live copy of a caught-up value may arrive, so that it must be remembered to be
-    /// recognised. On AppSync Events live values carry their timestamp and match exactly, so
-    /// every caught-up value is remembered. Legacy GraphQL values carry none and match any
-    /// caught-up value with equal fields: there only values published since the current
-    /// connection's attempt started are remembered, or a value missed in the gap would swallow a
-    /// later, equal live one (plan `true`, `false`, `true` would end on `false`). This compares
-    /// the backend's timestamps with this machine's clock.
-    func mayArriveLive(_ mark: Fingerprint) -> Bool {
-        guard transportKind == .graphql, let published = mark.timestamp else { return true }
-        // Timestamps have millisecond precision.
-        return (published.timeIntervalSince1970 * 1000).rounded(.down)
-            >= (catchUpBook.liveSince.timeIntervalSince1970 * 1000).rounded(.down)
+        // A live copy of an event a catch-up delivered can arrive after it, even after the
+        // catch-up ended: the previous catch-up's deliveries are still recognised.
+        let isCopy =
+            switch transportKind {
+            case .appsync: catchUpBook.caughtUp.take(mark) || catchUpBook.caughtUpBefore.take(mark)
+            case .graphql:
+                catchUpBook.legacyCopies.takeCopy(mark.key, stream: stream, arrivedOn: catchUpBook.window(of: connection))
+            }
+        if isCopy {
+            catchUpMetrics.duplicates.increment()
+            return false
+        }
+        catchUpBook.delivered.add(mark)
+        catchUpBook.deliveredTotal += 1
+        if catchUpBook.deliveredTotal >= catchUp.rememberedDeliveries, !catchUpBook.running {
+            requestCatchUp(.rememberedDeliveriesFull)
+        }
+        return true
     }
 
     /// Forgets what was delivered for the previous user.
@@ -181,10 +233,14 @@ extension BackendNotifier {
 
     /// Runs the catch-ups the notifier requests, one at a time, until the notifier stops.
     nonisolated func runCatchUps(_ requests: AsyncStream<CatchUpReason>) async {
-        for await _ in requests {
-            guard let (catchUp, since) = await catchUpStarting() else { continue }
+        for await reason in requests {
+            guard let (catchUp, since, settle) = await catchUpStarting(reason) else { continue }
             let broker = broker
             do {
+                if let settle {
+                    // Cancelled only when the notifier stops; the catch-up then ends unheard.
+                    try? await catchUp.clock.sleep(for: settle)
+                }
                 let summary = try await catchUp.source.catchUp(
                     since: since, store: catchUp.store,
                     progress: { progress in
@@ -199,14 +255,20 @@ extension BackendNotifier {
         }
     }
 
-    private func catchUpStarting() -> (CatchUp, SyncCheckpoint)? {
+    /// The setting, where to start when the store holds no checkpoint, and how long to let
+    /// unacknowledged subscriptions settle first (nil: no wait).
+    private func catchUpStarting(_ reason: CatchUpReason) -> (CatchUp, SyncCheckpoint, Duration?)? {
         guard lifecycle == .running, let catchUp = configuration.catchUp else { return nil }
         if !catchUpBook.chained {
             // Within a chain, the held events have yet to be matched against every catch-up of it.
             catchUpBook.caughtUpBefore = catchUpBook.caughtUp
             catchUpBook.caughtUp = Fingerprints()
         }
-        return (catchUp, SyncCheckpoint(publishedAfter: catchUpBook.startedAt))
+        // Only a catch-up that follows a (re)connection races the subscriptions being set up.
+        let followsConnection = reason != .rememberedDeliveriesFull
+        let settle = followsConnection && !transport.acknowledgesSubscriptions && catchUp.subscriptionSettleTime > .zero
+            ? catchUp.subscriptionSettleTime : nil
+        return (catchUp, SyncCheckpoint(publishedAfter: catchUpBook.startedAt), settle)
     }
 
     /// Delivers one batch of missed events to the streams that take them.
@@ -219,12 +281,14 @@ extension BackendNotifier {
             guard event.channel.hasPrefix(prefix) else { continue }
             let envelope = EventEnvelope(
                 subscription: "catch-up", payload: Data(event.event.utf8), receivedAt: Date(), transport: .appsync)
-            deliverAppSync(envelope, document: JSONDocument(envelope.payload), to: descriptors, eventId: event.id, route: .caughtUp)
+            deliverAppSync(envelope, document: JSONDocument(envelope.payload), to: descriptors, eventId: event.id,
+                           route: .caughtUp(loggedAt: event.publishedAt))
         }
     }
 
     private func catchUpEnded(_ result: Result<SyncSummary, any Error>) {
         guard lifecycle == .running else { return }
+        catchUpBook.inFlight = false
         switch result {
         case .success(let summary):
             logger.debug("caught up", metadata: [
@@ -249,7 +313,11 @@ extension BackendNotifier {
         catchUpBook.chained = false
         let held = catchUpBook.held
         catchUpBook.held.removeAll()
-        for envelope in held { deliver(envelope, route: .released) }
+        for (envelope, connection) in held { deliver(envelope, route: .released(connection: connection)) }
+        // From now on live events arrive on the current connection (or later ones) only.
+        let current = catchUpBook.window(of: catchUpBook.connection)
+        catchUpBook.windows = catchUpBook.windows.filter { $0.key >= catchUpBook.connection }
+        catchUpBook.legacyCopies.forget(loggedBefore: current.opened)
     }
 }
 

@@ -113,7 +113,7 @@ extension BackendNotifier {
         }
         // The same event looks the same on both transports once the metadata only AppSync
         // Events carries is left out: that is how a catch-up recognises what arrived live.
-        guard admit(Self.fingerprint(value, stream: descriptor.id), route: route) else { return }
+        guard admit(Self.fingerprint(value, stream: descriptor.id), stream: descriptor.id, route: route) else { return }
         if let filter, !filter.shouldDeliver(value, metadata: metadata) {
             metrics.filtered.increment()
             logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])

@@ -79,6 +79,7 @@ extension BackendNotifier {
             report(error, stream: stream)
         }
         send(table.apply(plan.subscriptions))
+        startCatchUpIfSubscribed()
     }
 
     func send(_ commands: [SubscriptionTable.Command]) {
@@ -129,10 +130,12 @@ extension BackendNotifier {
         case .subscriptionEstablished(let key):
             logger.debug("subscription established", metadata: ["switchboard.subscription": "\(key)"])
             send(table.established(key))
+            startCatchUpIfSubscribed()
         case .subscriptionFailed(let key, let error):
             let result = table.rejected(key)
             send(result.commands)
             report(error, streams: result.streams)
+            startCatchUpIfSubscribed()
         case .received(let envelope):
             deliver(envelope)
         case .error(let error):
@@ -144,6 +147,7 @@ extension BackendNotifier {
     /// current state is not reported again.
     func setConnectionState(_ state: ConnectionState, transport kind: TransportKind) {
         guard state != connectionState else { return }
+        if connectionState == .connected { catchUpBook.connectionClosed() }
         connectionState = state
         logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
         for observer in stateObservers.values { observer.yield(state) }

@@ -1,5 +1,5 @@
 import Foundation
-import Switchboard
+@testable import Switchboard
 import SwitchboardCore
 import SwitchboardSync
 import SwitchboardTesting
@@ -19,10 +19,10 @@ final class ScriptedEventLog: CatchUpSource {
 
     private let state = Observed(State())
 
-    /// Appends an event on `channel` to the log.
-    func publish(_ payload: String, on channel: String) {
+    /// Appends an event on `channel` to the log, logged at `loggedAt`.
+    func publish(_ payload: String, on channel: String, loggedAt: Date = Date()) {
         state.update { state in
-            state.events.append(SyncEvent(id: "e\(state.events.count + 1)", channel: channel, event: payload, publishedAt: Date()))
+            state.events.append(SyncEvent(id: "e\(state.events.count + 1)", channel: channel, event: payload, publishedAt: loggedAt))
         }
     }
 
@@ -84,23 +84,34 @@ struct BackendNotifierCatchUpTests {
         let store: InMemoryCheckpointStore
         let broker: RecordingEventBroker
 
-        /// Publishes a role event: into the log, and live too unless `missed`.
+        /// Publishes a role event: into the log, and live too unless `missed` (in the legacy
+        /// shape, on the legacy subscription, when the transport is GraphQL).
         func publishRole(_ reason: String, missed: Bool = false) {
             let payload = #"{"eventType":"user/roleChanged","timestamp":"2026-11-22T10:00:00.000Z","reason":"\#(reason)"}"#
             log.publish(payload, on: BackendNotifierCatchUpTests.roleChannel)
-            if !missed { transport.deliver(payload, on: SubscriptionKey(BackendNotifierCatchUpTests.roleChannel)) }
+            guard !missed else { return }
+            switch transport.kind {
+            case .appsync: transport.deliver(payload, on: SubscriptionKey(BackendNotifierCatchUpTests.roleChannel))
+            case .graphql: transport.deliver(#"{"subscribeRoleChange":{"reason":"\#(reason)"}}"#, on: "graphql/subscribeRoleChange")
+            }
         }
     }
 
-    func run(_ kind: TransportKind = .appsync, _ body: (Harness) async throws -> Void) async throws {
-        let transport = ScriptedTransport(kind: kind)
+    func run(
+        _ kind: TransportKind = .appsync, behavior: ScriptedTransport.Behavior = .automatic,
+        acknowledgesSubscriptions: Bool = true, settleClock: ManualClock? = nil,
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        let transport = ScriptedTransport(kind: kind, behavior: behavior, acknowledgesSubscriptions: acknowledgesSubscriptions)
         let session = SessionSource()
         let log = ScriptedEventLog()
         let store = InMemoryCheckpointStore()
         let broker = RecordingEventBroker()
         let notifier = BackendNotifier(
             transport: transport, session: session,
-            configuration: .init(catchUp: .init(source: log, store: store)), broker: broker.broker)
+            configuration: .init(catchUp: .init(
+                source: log, store: store, subscriptionSettleTime: .seconds(1), clock: settleClock ?? ManualClock())),
+            broker: broker.broker)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await notifier.run() }
             try await body(Harness(notifier: notifier, transport: transport, session: session, log: log, store: store, broker: broker))
@@ -168,9 +179,10 @@ struct BackendNotifierCatchUpTests {
             func publish(_ reason: String, missed: Bool = false) {
                 let formatter = ISO8601DateFormatter()
                 formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                let timestamp = formatter.string(from: Date().addingTimeInterval(missed ? -1 : 0))
+                let published = Date().addingTimeInterval(missed ? -1 : 0)
+                let timestamp = formatter.string(from: published)
                 h.log.publish(#"{"eventType":"user/roleChanged","timestamp":"\#(timestamp)","reason":"\#(reason)"}"#,
-                              on: Self.roleChannel)
+                              on: Self.roleChannel, loggedAt: published)
                 if !missed { h.transport.deliver(#"{"subscribeRoleChange":{"reason":"\#(reason)"}}"#, on: legacyKey) }
             }
             var roles = await h.notifier.roleValues().makeAsyncIterator()
@@ -197,6 +209,59 @@ struct BackendNotifierCatchUpTests {
             // And after it.
             publish("y")
             #expect(await take(1, from: &roles) == ["y"])
+        }
+    }
+
+    @Test(
+        "a catch-up reads the log only once every subscription is acknowledged: an event published while one was on its way comes first, not after later live ones",
+        arguments: [TransportKind.appsync, .graphql])
+    func waitsForAcknowledgement(kind: TransportKind) async throws {
+        try await run(kind, behavior: .manual) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            let key = kind == .appsync ? SubscriptionKey(Self.roleChannel) : SubscriptionKey("graphql/subscribeRoleChange")
+            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
+            await h.transport.waitUntil { $0.subscriptions[key] != nil }
+            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
+            h.transport.emit(.connectionStateChanged(.connected))
+            // The notifier has asked for its first catch-up: it waits, or (were it not to wait
+            // for the acknowledgement) it has read the log already.
+            while await h.notifier.catchUpBook.waiting == nil, h.log.calls == 0, !Task.isCancelled {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            // Published while the subscription is on its way: it does not arrive live.
+            h.publishRole("a", missed: true)
+            h.transport.acknowledge(key)
+            h.publishRole("b")
+            h.publishRole("c")
+            // A second gap brings a catch-up that delivers whatever the first one missed.
+            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
+            h.transport.emit(.connectionStateChanged(.connected))
+            h.transport.acknowledge(key)
+            #expect(await take(3, from: &roles) == ["a", "b", "c"])
+        }
+    }
+
+    @Test("on a dialect without subscription acknowledgements, a catch-up after a connection waits the settle time before it reads the log")
+    func settlesWithoutAcknowledgements() async throws {
+        let clock = ManualClock()
+        try await run(.graphql, acknowledgesSubscriptions: false, settleClock: clock) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
+            await h.transport.waitUntil { $0.established.contains("graphql/subscribeRoleChange") }
+            while clock.sleeperCount == 0, h.log.calls == 0, !Task.isCancelled { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(h.log.calls == 0, "the first catch-up waits for the subscriptions to settle")
+            // Published while the server may still be setting the subscription up: not live.
+            h.publishRole("a", missed: true)
+            // Live, held while the catch-up waits, and read from the log too: delivered once, as
+            // the log recorded it after this connection's attempt started (its payload's
+            // timestamp is older: a producer stamps an event before the backend gets it).
+            h.publishRole("b")
+            clock.advance(by: .seconds(1))
+            h.publishRole("c")
+            #expect(await take(3, from: &roles) == ["a", "b", "c"])
+            h.publishRole("d")
+            #expect(await take(1, from: &roles) == ["d"], "b and c were not delivered twice")
+            #expect(h.log.calls == 1)
         }
     }
 

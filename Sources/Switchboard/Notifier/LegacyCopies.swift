@@ -1,0 +1,72 @@
+import Foundation
+
+/// When one connection of the notifier was open, on this machine's clock: from the start of the
+/// attempt that made it until it was seen lost (nil while open).
+struct ConnectionWindow: Equatable {
+    var opened: Date
+    var closed: Date?
+
+    /// Whether an event the backend logged at `loggedAt` can have been sent on this connection.
+    /// The log's times have millisecond precision, so the bounds are widened to whole
+    /// milliseconds.
+    func mayCarry(loggedAt: Date) -> Bool {
+        let logged = (loggedAt.timeIntervalSince1970 * 1000).rounded(.down)
+        guard logged >= (opened.timeIntervalSince1970 * 1000).rounded(.down) else { return false }
+        guard let closed else { return true }
+        return logged <= (closed.timeIntervalSince1970 * 1000).rounded(.up)
+    }
+}
+
+/// Recognises live copies of caught-up events on the legacy GraphQL transport, whose payloads
+/// carry no timestamp: equal fields alone cannot tell a copy from a new event with the same
+/// values (plan `true`, `false`, `true`).
+///
+/// Two facts make the match exact for distinct values and narrow for equal ones. Live events
+/// of a stream arrive in the order the backend logged them (each connection sends a contiguous
+/// run of the log, and connections follow one another), so copies are matched in log order
+/// behind a cursor; and a connection carries only events logged while it was open, so a copy
+/// arriving on it matches only a fetched event logged within its ``ConnectionWindow``. An event
+/// missed in a gap is logged between two windows and never matches. What stays ambiguous is an
+/// event logged after a connection opened but before the server had its subscription in place
+/// (it never arrives live): a later event with equal fields arriving first on that connection
+/// is taken for its copy.
+struct LegacyCopies {
+    private struct Fetched {
+        var key: String
+        var loggedAt: Date
+    }
+
+    /// Per stream: fetched events in log order, and the first one not yet passed by a copy.
+    private var streams: [StreamID: (events: [Fetched], next: Int)] = [:]
+
+    /// Remembers an event a catch-up delivered.
+    mutating func fetched(_ key: String, stream: StreamID, loggedAt: Date) {
+        streams[stream, default: ([], 0)].events.append(Fetched(key: key, loggedAt: loggedAt))
+    }
+
+    /// Whether a live event is the copy of a fetched one: the first fetched event of its stream,
+    /// at or after the cursor, with the same fields and logged while `window` was open. The
+    /// cursor moves past it; the events it passes did not arrive live, and cannot any more.
+    mutating func takeCopy(_ key: String, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
+        guard let entry = streams[stream] else { return false }
+        let candidates = entry.events[entry.next...]
+        guard let index = candidates.firstIndex(where: { $0.key == key && window.mayCarry(loggedAt: $0.loggedAt) }) else {
+            return false
+        }
+        streams[stream]?.next = index + 1
+        return true
+    }
+
+    /// Forgets the fetched events that no connection opened at or after `date` can carry, and
+    /// those the cursors passed.
+    mutating func forget(loggedBefore date: Date) {
+        let bound = ConnectionWindow(opened: date)
+        for (stream, entry) in streams {
+            let kept = entry.events[entry.next...].filter { bound.mayCarry(loggedAt: $0.loggedAt) }
+            streams[stream] = kept.isEmpty ? nil : (Array(kept), 0)
+        }
+    }
+
+    /// How many fetched events are remembered.
+    var count: Int { streams.values.reduce(0) { $0 + $1.events.count - $1.next } }
+}
