@@ -127,8 +127,9 @@ extension BackendNotifier {
             attemptStartedAt = nil
         }
 
-        mutating func connectionClosed() {
-            if windows[connection]?.closed == nil { windows[connection]?.closed = Date() }
+        /// The current connection was seen lost at `date` (kept if it was seen earlier).
+        mutating func connectionClosed(at date: Date) {
+            if windows[connection]?.closed == nil { windows[connection]?.closed = date }
         }
 
         /// The window of connection `number`; one that is open from now on when it is unknown.

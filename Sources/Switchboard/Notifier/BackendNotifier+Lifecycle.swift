@@ -101,10 +101,13 @@ extension BackendNotifier {
         }
     }
 
-    func handle(_ event: TransportEvent) {
+    /// Handles what the current transport reported; `seenAt` is when it was reported, which
+    /// bounds when connections opened and closed for matching legacy live copies.
+    func handle(_ event: TransportEvent, seenAt: Date) {
         switch event {
         case .connectionStateChanged(let state):
             let previous = connectionState
+            if previous == .connected, state != .connected { catchUpBook.connectionClosed(at: seenAt) }
             setConnectionState(state, transport: transportKind)
             if previous == .connected, state != .connected, identity != nil, !connectionResetRequested {
                 pendingGap = pendingGap ?? .reconnected
@@ -119,7 +122,7 @@ extension BackendNotifier {
                 if let gap { deliveryResumed(after: gap) }
                 catchUpIfNeeded(after: gap)
             case .connecting:
-                catchUpBook.attemptStartedAt = Date()
+                catchUpBook.attemptStartedAt = seenAt
                 send(table.connectionLost())
             case .waitingToReconnect, .idle, .shutDown:
                 send(table.connectionLost())
@@ -147,7 +150,7 @@ extension BackendNotifier {
     /// current state is not reported again.
     func setConnectionState(_ state: ConnectionState, transport kind: TransportKind) {
         guard state != connectionState else { return }
-        if connectionState == .connected { catchUpBook.connectionClosed() }
+        if connectionState == .connected { catchUpBook.connectionClosed(at: Date()) }
         connectionState = state
         logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
         for observer in stateObservers.values { observer.yield(state) }

@@ -63,8 +63,9 @@ public actor BackendNotifier {
 
     enum Input: Sendable {
         case session(Session)
-        /// Something the transport of `generation` reported.
-        case transport(TransportEvent, generation: UInt64)
+        /// Something the transport of `generation` reported; a change of connection state comes
+        /// with when the driver task saw it (the actor may handle it later, when it is busy).
+        case transport(TransportEvent, generation: UInt64, seenAt: Date?)
         /// The `run()` of the transport of `generation` returned, and its events are no longer read.
         case transportFinished(generation: UInt64, (any Error)?)
         case consumerEnded(Int)
@@ -294,7 +295,10 @@ public actor BackendNotifier {
         let transport = slot.transport
         let error = await withDiscardingTaskGroup(returning: (any Error)?.self) { group in
             group.addTask {
-                for await event in transport.events { inputs.yield(.transport(event, generation: slot.generation)) }
+                for await event in transport.events {
+                    let seenAt: Date? = if case .connectionStateChanged = event { Date() } else { nil }
+                    inputs.yield(.transport(event, generation: slot.generation, seenAt: seenAt))
+                }
             }
             defer { group.cancelAll() }
             do {
@@ -335,12 +339,12 @@ public actor BackendNotifier {
     func handle(_ input: Input) {
         switch input {
         case .session(let session): apply(session)
-        case .transport(let event, let eventGeneration):
+        case .transport(let event, let eventGeneration, let seenAt):
             guard eventGeneration == generation else {
                 dropStale(event)
                 return
             }
-            handle(event)
+            handle(event, seenAt: seenAt ?? Date())
         case .consumerEnded(let id):
             guard consumers.removeValue(forKey: id) != nil else { return }
             reconcile()
