@@ -95,9 +95,10 @@ package struct GraphQLCodec: Sendable {
     }
 
     /// A `data`/`next` frame with a non-null `data` and no `errors`, read in one pass: every event
-    /// arrives this way. `data` is written out as the general path writes it (sorted keys), from
-    /// the same values. Nil leaves the frame to the general path (``JSONDocument`` answers only
-    /// for text that path would accept, and reads its values alike).
+    /// arrives this way. `data` is handed on as the bytes it arrived as, not written out again:
+    /// the same JSON value the general path gives (which writes it with sorted keys), without a
+    /// second encoding per event. Nil leaves the frame to the general path (``JSONDocument``
+    /// answers only for text that path would accept).
     private func decodeResult(_ text: String) -> GraphQLServerMessage? {
         guard let frame = JSONDocument(text),
               let type = frame.member("type", of: frame.root).flatMap(frame.string),
@@ -105,10 +106,9 @@ package struct GraphQLCodec: Sendable {
               let id = frame.member("id", of: frame.root).flatMap(frame.string), !id.isEmpty,
               let payload = frame.member("payload", of: frame.root), frame.kind(payload) == .object,
               let data = frame.member("data", of: payload), frame.kind(data) != .null,
-              frame.member("errors", of: payload) == nil,
-              let serialized = try? GraphQLJSON(frame, data)?.serialized()
+              frame.member("errors", of: payload) == nil
         else { return nil }
-        return .next(id: id, data: serialized, errors: [])
+        return .next(id: id, data: Data(frame.rawBytes(data)), errors: [])
     }
 
     private static func id(_ frame: GraphQLJSON, _ type: String) throws(GraphQLCodecError) -> String {

@@ -91,7 +91,7 @@ package enum GraphQLJSON: Sendable, Hashable, Codable {
         try JSONDecoder().decode(GraphQLJSON.self, from: Data(text.utf8))
     }
 
-    func serialized() throws -> Data {
+    package func serialized() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
