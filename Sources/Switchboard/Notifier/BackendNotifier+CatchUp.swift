@@ -33,7 +33,11 @@ extension BackendNotifier {
         /// subscriptions up. 500 ms by default; live events are held meanwhile. Transports that
         /// acknowledge subscriptions need no wait: the catch-up starts on the acknowledgements.
         public var subscriptionSettleTime: Duration
-        /// The clock ``subscriptionSettleTime`` is measured on.
+        /// How long a catch-up waits for the server to acknowledge the subscriptions before it
+        /// reads the log anyway, with a warning: a subscription the server never answers must
+        /// not hold live events back for good. 10 s by default.
+        public var acknowledgementTimeout: Duration
+        /// The clock ``subscriptionSettleTime`` and ``acknowledgementTimeout`` are measured on.
         public var clock: any Clock<Duration>
 
         /// Creates the setting.
@@ -43,15 +47,19 @@ extension BackendNotifier {
         ///   - rememberedDeliveries: How many live deliveries to remember between catch-ups.
         ///   - subscriptionSettleTime: The wait before reading the log on a transport without
         ///     subscription acknowledgements; negative values count as zero.
-        ///   - clock: The clock for that wait.
+        ///   - acknowledgementTimeout: The longest wait for acknowledgements; negative values
+        ///     count as zero.
+        ///   - clock: The clock for both waits.
         public init(
             source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000,
-            subscriptionSettleTime: Duration = .milliseconds(500), clock: any Clock<Duration> = ContinuousClock()
+            subscriptionSettleTime: Duration = .milliseconds(500), acknowledgementTimeout: Duration = .seconds(10),
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.source = source
             self.store = store
             self.rememberedDeliveries = max(1, rememberedDeliveries)
             self.subscriptionSettleTime = max(.zero, subscriptionSettleTime)
+            self.acknowledgementTimeout = max(.zero, acknowledgementTimeout)
             self.clock = clock
         }
     }
@@ -91,6 +99,8 @@ extension BackendNotifier {
         var waiting: CatchUpReason?
         /// Handed to ``runCatchUps(_:)`` and not yet ended.
         var inFlight = false
+        /// Counts the waits for acknowledgements, so that a deadline finds its own.
+        var waits = 0
         /// Another gap happened while one ran: run again when it ends.
         var again: CatchUpReason?
         /// The running catch-up follows another without the held events having been released.
@@ -162,12 +172,21 @@ extension BackendNotifier {
         catchUpBook.running = true
         catchUpBook.waiting = reason
         startCatchUpIfSubscribed()
+        timeAcknowledgements()
     }
 
-    /// Starts the requested catch-up once connected with every subscription acknowledged.
-    func startCatchUpIfSubscribed() {
+    /// Starts timing the wait for acknowledgements on the current connection, if there is one.
+    func timeAcknowledgements() {
+        guard catchUpBook.waiting != nil, connectionState == .connected else { return }
+        catchUpBook.waits += 1
+        acknowledgementWaitStarted.yield(catchUpBook.waits)
+    }
+
+    /// Starts the requested catch-up once connected with every subscription acknowledged (or,
+    /// with `overdue`, connected at all).
+    func startCatchUpIfSubscribed(overdue: Bool = false) {
         guard let reason = catchUpBook.waiting, connectionState == .connected, pendingSwitch == nil,
-              table.isSettled else { return }
+              overdue || table.isSettled else { return }
         catchUpBook.waiting = nil
         catchUpBook.inFlight = true
         logger.debug("catching up", metadata: ["switchboard.catchUp.reason": "\(reason)"])
@@ -231,6 +250,31 @@ extension BackendNotifier {
     }
 
     // MARK: Running
+
+    /// Times each wait for acknowledgements: one that outlasts
+    /// ``CatchUp/acknowledgementTimeout`` starts its catch-up anyway, so that a subscription the
+    /// server never answers does not hold live events back for good.
+    nonisolated func runAcknowledgementDeadlines(_ waits: AsyncStream<Int>) async {
+        guard let catchUp = configuration.catchUp else { return }
+        for await wait in waits {
+            do {
+                try await catchUp.clock.sleep(for: catchUp.acknowledgementTimeout)
+            } catch {
+                return  // the notifier is stopping
+            }
+            await acknowledgementDeadlinePassed(wait)
+        }
+    }
+
+    private func acknowledgementDeadlinePassed(_ wait: Int) {
+        guard wait == catchUpBook.waits, catchUpBook.waiting != nil else { return }
+        let unanswered = table.entries.values.filter { !$0.retiring && !$0.established }.count
+        logger.warning("catching up without every subscription acknowledged", metadata: [
+            "switchboard.catchUp.unacknowledged": "\(unanswered)",
+            "switchboard.catchUp.waited": "\(configuration.catchUp?.acknowledgementTimeout ?? .zero)"])
+        // Not connected: the next connection's acknowledgements start it, timed afresh.
+        startCatchUpIfSubscribed(overdue: true)
+    }
 
     /// Runs the catch-ups the notifier requests, one at a time, until the notifier stops.
     nonisolated func runCatchUps(_ requests: AsyncStream<CatchUpReason>) async {

@@ -120,7 +120,10 @@ extension BackendNotifier {
                 let gap = pendingGap
                 pendingGap = nil
                 if let gap { deliveryResumed(after: gap) }
+                let alreadyWaiting = catchUpBook.waiting != nil
                 catchUpIfNeeded(after: gap)
+                // A catch-up still waiting from a previous connection waits for this one's.
+                if alreadyWaiting { timeAcknowledgements() }
             case .connecting:
                 catchUpBook.attemptStartedAt = seenAt
                 send(table.connectionLost())

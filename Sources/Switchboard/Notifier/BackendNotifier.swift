@@ -134,6 +134,9 @@ public actor BackendNotifier {
     var catchUpBook = CatchUpBook()
     let catchUpReasons: AsyncStream<CatchUpReason>
     let catchUpRequests: AsyncStream<CatchUpReason>.Continuation
+    /// A catch-up began waiting for acknowledgements (its number): the deadline task times it.
+    let acknowledgementWaits: AsyncStream<Int>
+    let acknowledgementWaitStarted: AsyncStream<Int>.Continuation
     let catchUpMetrics: CatchUpMetrics
 
     /// Creates a notifier over one transport.
@@ -170,6 +173,7 @@ public actor BackendNotifier {
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
         self.catchUpMetrics = CatchUpMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpReason>.makeStream()
+        (acknowledgementWaits, acknowledgementWaitStarted) = AsyncStream<Int>.makeStream()
         (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
     }
@@ -259,9 +263,11 @@ public actor BackendNotifier {
         let sessions = sessionSource.updates()
         let inputs = inputContinuation
         let catchUpReasons = catchUpReasons
+        let acknowledgementWaits = acknowledgementWaits
         catchUpBook.startedAt = Date()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runCatchUps(catchUpReasons) }
+            group.addTask { await self.runAcknowledgementDeadlines(acknowledgementWaits) }
             // One transport at a time: the next one starts only after the previous one's run()
             // returned and its events stopped being read.
             group.addTask {
@@ -324,6 +330,7 @@ public actor BackendNotifier {
         inputContinuation.finish()
         slotContinuation.finish()
         catchUpRequests.finish()
+        acknowledgementWaitStarted.finish()
         let finished = consumers.values
         consumers.removeAll()
         for consumer in finished {

@@ -241,6 +241,24 @@ struct BackendNotifierCatchUpTests {
         }
     }
 
+    @Test("a subscription the server never answers holds the catch-up back only until the acknowledgement timeout")
+    func acknowledgementTimeout() async throws {
+        let clock = ManualClock()
+        try await run(behavior: .manual, settleClock: clock) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            let key = SubscriptionKey(Self.roleChannel)
+            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
+            await h.transport.waitUntil { $0.subscriptions[key] != nil }
+            h.publishRole("a", missed: true)
+            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
+            h.transport.emit(.connectionStateChanged(.connected))
+            await clock.sleepers(atLeast: 1)  // the wait for the acknowledgement is being timed
+            #expect(h.log.calls == 0, "no catch-up before the acknowledgement or the timeout")
+            clock.advance(by: .seconds(10))
+            #expect(await take(1, from: &roles) == ["a"])
+        }
+    }
+
     @Test("on a dialect without subscription acknowledgements, a catch-up after a connection waits the settle time before it reads the log")
     func settlesWithoutAcknowledgements() async throws {
         let clock = ManualClock()
