@@ -37,7 +37,15 @@ extension BackendNotifier {
         /// reads the log anyway, with a warning: a subscription the server never answers must
         /// not hold live events back for good. 10 s by default.
         public var acknowledgementTimeout: Duration
-        /// The clock ``subscriptionSettleTime`` and ``acknowledgementTimeout`` are measured on.
+        /// How many times a catch-up that fails on a network error or a timeout is tried again
+        /// before the failure is reported and the held live events are released: released
+        /// early, they would reach consumers before the events still missing, which the next
+        /// gap's catch-up delivers. 2 by default; 0 reports the first failure.
+        public var retries: Int
+        /// The pause before the first retry; it doubles for each one after. 1 s by default.
+        public var retryDelay: Duration
+        /// The clock ``subscriptionSettleTime``, ``acknowledgementTimeout`` and ``retryDelay``
+        /// are measured on.
         public var clock: any Clock<Duration>
 
         /// Creates the setting.
@@ -49,12 +57,16 @@ extension BackendNotifier {
         ///     subscription acknowledgements; negative values count as zero.
         ///   - acknowledgementTimeout: The longest wait for acknowledgements; negative values
         ///     count as zero.
-        ///   - clock: The clock for both waits.
+        ///   - retries: How many times a catch-up failing on the network is tried again.
+        ///   - retryDelay: The pause before the first retry, doubling after.
+        ///   - clock: The clock for the waits.
         public init(
             source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000,
             subscriptionSettleTime: Duration = .milliseconds(500), acknowledgementTimeout: Duration = .seconds(10),
-            clock: any Clock<Duration> = ContinuousClock()
+            retries: Int = 2, retryDelay: Duration = .seconds(1), clock: any Clock<Duration> = ContinuousClock()
         ) {
+            self.retries = max(0, retries)
+            self.retryDelay = max(.zero, retryDelay)
             self.source = source
             self.store = store
             self.rememberedDeliveries = max(1, rememberedDeliveries)
@@ -286,14 +298,26 @@ extension BackendNotifier {
                     // Cancelled only when the notifier stops; the catch-up then ends unheard.
                     try? await catchUp.clock.sleep(for: settle)
                 }
-                let summary = try await catchUp.source.catchUp(
-                    since: since, store: catchUp.store,
-                    progress: { progress in
-                        broker.publish(CatchUpProgressEvent(
-                            processed: progress.processed, total: progress.total, isFinal: progress.isFinal))
-                    },
-                    deliver: { events in await self.deliverCaughtUp(events) })
-                await catchUpEnded(.success(summary))
+                var attempt = 0
+                while true {
+                    do {
+                        let summary = try await catchUp.source.catchUp(
+                            since: since, store: catchUp.store,
+                            progress: { progress in
+                                broker.publish(CatchUpProgressEvent(
+                                    processed: progress.processed, total: progress.total, isFinal: progress.isFinal))
+                            },
+                            deliver: { events in await self.deliverCaughtUp(events) })
+                        await catchUpEnded(.success(summary))
+                        break
+                    } catch where attempt < catchUp.retries && Self.isTransient(error) && !Task.isCancelled {
+                        // From the checkpoint it saved last: nothing delivered is fetched again.
+                        let delay = catchUp.retryDelay * (1 << attempt)
+                        attempt += 1
+                        await catchUpRetrying(after: error, attempt: attempt, in: delay)
+                        try await catchUp.clock.sleep(for: delay)
+                    }
+                }
             } catch {
                 await catchUpEnded(.failure(error))
             }
@@ -329,6 +353,21 @@ extension BackendNotifier {
             deliverAppSync(envelope, document: JSONDocument(envelope.payload), to: descriptors, eventId: event.id,
                            route: .caughtUp(loggedAt: event.publishedAt))
         }
+    }
+
+    /// Whether a failed catch-up is worth trying again at once: the log was not reached, or did
+    /// not answer in time. An expired checkpoint, a refusal or a store that cannot be written
+    /// fails the same way again.
+    nonisolated static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? SwitchboardError else { return false }
+        return error.code == .network || error.code == .timeout
+    }
+
+    private func catchUpRetrying(after error: any Error, attempt: Int, in delay: Duration) {
+        catchUpMetrics.retries.increment()
+        logger.warning("catch-up failed; trying again, live events still held", metadata: [
+            "switchboard.error": "\(asSwitchboardError(error, code: .network))",
+            "switchboard.catchUp.attempt": "\(attempt + 1)", "switchboard.catchUp.delay": "\(delay)"])
     }
 
     private func catchUpEnded(_ result: Result<SyncSummary, any Error>) {

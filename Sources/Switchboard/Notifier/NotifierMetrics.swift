@@ -10,11 +10,15 @@ struct CatchUpMetrics: Sendable {
     let duplicates: Counter
     /// Catch-ups that failed (reported on `errors()`); the next gap tries again.
     let failures: Counter
+    /// Attempts that failed on a network error or a timeout and were tried again, live events
+    /// still held.
+    let retries: Counter
 
     init(factory: any MetricsFactory) {
         delivered = Counter(label: "switchboard.notifier.catch_up.delivered", factory: factory)
         duplicates = Counter(label: "switchboard.notifier.catch_up.duplicates", factory: factory)
         failures = Counter(label: "switchboard.notifier.catch_up.failures", factory: factory)
+        retries = Counter(label: "switchboard.notifier.catch_up.retries", factory: factory)
     }
 }
 

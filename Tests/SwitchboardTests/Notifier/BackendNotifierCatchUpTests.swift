@@ -241,6 +241,27 @@ struct BackendNotifierCatchUpTests {
         }
     }
 
+    @Test("a catch-up failing on the network is tried again after a pause, live events still held, and is not reported when a retry succeeds")
+    func retriesTransientFailures() async throws {
+        let clock = ManualClock()
+        try await run(settleClock: clock) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.log.failNext(SwitchboardError(code: .network, message: "the log is unreachable"))
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            await clock.sleeper(dueBy: clock.now.advanced(by: .seconds(1)))  // the first retry's pause
+            #expect(h.log.calls == 2, "the first connection's catch-up, then the failed one")
+            h.publishRole("c")  // held until the missed b is delivered
+            clock.advance(by: .seconds(1))
+            #expect(await take(2, from: &roles) == ["b", "c"])
+            #expect(h.log.calls == 3)
+            #expect(!h.broker.published(SwitchboardErrorEvent.self).contains { $0.error.code == .network && $0.error.message.contains("unreachable") })
+        }
+    }
+
     @Test("a subscription the server never answers holds the catch-up back only until the acknowledgement timeout")
     func acknowledgementTimeout() async throws {
         let clock = ManualClock()
