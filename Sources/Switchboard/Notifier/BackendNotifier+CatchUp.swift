@@ -145,6 +145,8 @@ extension BackendNotifier {
 
         mutating func connectionOpened() {
             connection += 1
+            // Without held events, live ones arrive on this connection and later ones only.
+            if !running { windows.removeAll() }
             windows[connection] = ConnectionWindow(opened: attemptStartedAt ?? Date())
             attemptStartedAt = nil
         }
@@ -255,10 +257,27 @@ extension BackendNotifier {
         return true
     }
 
-    /// Forgets what was delivered for the previous user.
+    /// Forgets what was delivered live since the checkpoint (after a catch-up moved it, and for
+    /// the previous user).
     func resetCatchUp() {
         catchUpBook.delivered = Fingerprints()
         catchUpBook.deliveredTotal = 0
+    }
+
+    /// Sign-out or another user: forgets the previous user's held events, a catch-up still
+    /// waiting to start, and what catch-ups fetched, so that nothing of theirs reaches the next
+    /// user's consumers. A catch-up in flight ends by itself (it delivers only the signed-in
+    /// user's events) and releases what is held by then.
+    func forgetUser() {
+        resetCatchUp()
+        catchUpBook.held.removeAll()
+        catchUpBook.waiting = nil
+        catchUpBook.again = nil
+        catchUpBook.chained = false
+        catchUpBook.running = catchUpBook.inFlight
+        catchUpBook.caughtUp = Fingerprints()
+        catchUpBook.caughtUpBefore = Fingerprints()
+        catchUpBook.legacyCopies = LegacyCopies()
     }
 
     // MARK: Running
@@ -268,13 +287,16 @@ extension BackendNotifier {
     /// server never answers does not hold live events back for good.
     nonisolated func runAcknowledgementDeadlines(_ waits: AsyncStream<Int>) async {
         guard let catchUp = configuration.catchUp else { return }
-        for await wait in waits {
-            do {
-                try await catchUp.clock.sleep(for: catchUp.acknowledgementTimeout)
-            } catch {
-                return  // the notifier is stopping
+        // Each wait is timed from when it began, side by side: a wait acknowledged at once must
+        // not delay the timing of the next one.
+        await withDiscardingTaskGroup { group in
+            for await wait in waits {
+                group.addTask {
+                    // Cancelled only when the notifier stops.
+                    guard (try? await catchUp.clock.sleep(for: catchUp.acknowledgementTimeout)) != nil else { return }
+                    await self.acknowledgementDeadlinePassed(wait)
+                }
             }
-            await acknowledgementDeadlinePassed(wait)
         }
     }
 

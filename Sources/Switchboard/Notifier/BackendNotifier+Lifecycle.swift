@@ -18,7 +18,7 @@ extension BackendNotifier {
             identity = nil
             pendingGap = nil
             connectionResetRequested = true
-            resetCatchUp()
+            forgetUser()
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
@@ -38,7 +38,7 @@ extension BackendNotifier {
                 send(table.removeAll())
                 pendingGap = nil
                 connectionResetRequested = true
-                resetCatchUp()
+                forgetUser()
             } else {
                 logger.debug("signed in: connecting", metadata: ["switchboard.user": "\(next.userId)"])
             }
@@ -115,7 +115,7 @@ extension BackendNotifier {
             switch state {
             case .connected:
                 connectionResetRequested = false
-                catchUpBook.connectionOpened()
+                if previous != .connected { catchUpBook.connectionOpened() }
                 reconcile()
                 let gap = pendingGap
                 pendingGap = nil

@@ -84,6 +84,19 @@ struct BackendNotifierCatchUpTests {
         let store: InMemoryCheckpointStore
         let broker: RecordingEventBroker
 
+        /// The scripted connection goes up again (`connecting`, then `connected`); in manual
+        /// mode nothing is acknowledged.
+        func reconnect() {
+            transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
+            transport.emit(.connectionStateChanged(.connected))
+        }
+
+        /// Signs `user` in and waits until the transport holds the subscription `key`.
+        func signIn(_ user: String = "u1", holding key: SubscriptionKey) async {
+            session.update(.signedIn(userId: user, orgId: "o1") { _ in "t" })
+            await transport.waitUntil { $0.subscriptions[key] != nil }
+        }
+
         /// Publishes a role event: into the log, and live too unless `missed` (in the legacy
         /// shape, on the legacy subscription, when the transport is GraphQL).
         func publishRole(_ reason: String, missed: Bool = false) {
@@ -219,10 +232,8 @@ struct BackendNotifierCatchUpTests {
         try await run(kind, behavior: .manual) { h in
             var roles = await h.notifier.roleValues().makeAsyncIterator()
             let key = kind == .appsync ? SubscriptionKey(Self.roleChannel) : SubscriptionKey("graphql/subscribeRoleChange")
-            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
-            await h.transport.waitUntil { $0.subscriptions[key] != nil }
-            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
-            h.transport.emit(.connectionStateChanged(.connected))
+            await h.signIn(holding: key)
+            h.reconnect()
             // The notifier has asked for its first catch-up: it waits, or (were it not to wait
             // for the acknowledgement) it has read the log already.
             while await h.notifier.catchUpBook.waiting == nil, h.log.calls == 0, !Task.isCancelled {
@@ -234,8 +245,7 @@ struct BackendNotifierCatchUpTests {
             h.publishRole("b")
             h.publishRole("c")
             // A second gap brings a catch-up that delivers whatever the first one missed.
-            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
-            h.transport.emit(.connectionStateChanged(.connected))
+            h.reconnect()
             h.transport.acknowledge(key)
             #expect(await take(3, from: &roles) == ["a", "b", "c"])
         }
@@ -262,17 +272,59 @@ struct BackendNotifierCatchUpTests {
         }
     }
 
+    @Test("each wait for acknowledgements is timed from when it began, even when an earlier one is still being timed")
+    func acknowledgementTimeoutPerWait() async throws {
+        let clock = ManualClock()
+        try await run(behavior: .manual, settleClock: clock) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            let key = SubscriptionKey(Self.roleChannel)
+            await h.signIn(holding: key)
+            h.reconnect()
+            await clock.sleepers(atLeast: 1)
+            h.transport.acknowledge(key)  // the first wait ends at once; its timer still runs
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.publishRole("b", missed: true)
+            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
+            h.transport.emit(.connectionStateChanged(.connected))  // never acknowledged
+            await clock.sleepers(atLeast: 2)
+            clock.advance(by: .seconds(10))
+            #expect(await take(1, from: &roles) == ["b"])
+        }
+    }
+
+    @Test("a change of user while a catch-up waits forgets the previous user's held events: none reaches the next user's consumers")
+    func userChangeForgetsHeldEvents() async throws {
+        try await run(.graphql, behavior: .manual) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            let key: SubscriptionKey = "graphql/subscribeRoleChange"  // the same for every user
+            await h.signIn(holding: key)
+            h.reconnect()
+            // u1's event, held: the catch-up waits for the acknowledgement.
+            h.transport.deliver(#"{"subscribeRoleChange":{"reason":"u1-only"}}"#, on: key)
+            h.session.update(.signedIn(userId: "u2", orgId: "o1") { _ in "t" })
+            await h.transport.waitUntil { $0.commands.contains(.connect(userId: "u2", orgId: "o1")) }
+            h.reconnect()
+            await h.transport.waitUntil { $0.subscriptions[key] != nil }
+            h.transport.acknowledge(key)
+            h.transport.deliver(#"{"subscribeRoleChange":{"reason":"u2"}}"#, on: key)
+            // A gap: its catch-up releases whatever is held when it ends.
+            h.reconnect()
+            h.transport.acknowledge(key)
+            h.transport.deliver(#"{"subscribeRoleChange":{"reason":"u2-later"}}"#, on: key)
+            #expect(await take(2, from: &roles) == ["u2", "u2-later"])
+        }
+    }
+
     @Test("a subscription the server never answers holds the catch-up back only until the acknowledgement timeout")
     func acknowledgementTimeout() async throws {
         let clock = ManualClock()
         try await run(behavior: .manual, settleClock: clock) { h in
             var roles = await h.notifier.roleValues().makeAsyncIterator()
             let key = SubscriptionKey(Self.roleChannel)
-            h.session.update(.signedIn(userId: "u1", orgId: "o1") { _ in "t" })
-            await h.transport.waitUntil { $0.subscriptions[key] != nil }
+            await h.signIn(holding: key)
             h.publishRole("a", missed: true)
-            h.transport.emit(.connectionStateChanged(.connecting(attempt: 1)))
-            h.transport.emit(.connectionStateChanged(.connected))
+            h.reconnect()
             await clock.sleepers(atLeast: 1)  // the wait for the acknowledgement is being timed
             #expect(h.log.calls == 0, "no catch-up before the acknowledgement or the timeout")
             clock.advance(by: .seconds(10))
