@@ -301,12 +301,18 @@ extension BackendNotifier {
     }
 
     private func acknowledgementDeadlinePassed(_ wait: Int) {
-        guard wait == catchUpBook.waits, catchUpBook.waiting != nil else { return }
-        let unanswered = table.entries.values.filter { !$0.retiring && !$0.established }.count
+        guard wait == catchUpBook.waits, catchUpBook.waiting != nil, connectionState == .connected else {
+            return  // acknowledged meanwhile, or not connected: the next connection times it afresh
+        }
+        let unanswered = table.entries.values.filter { !$0.retiring && !$0.established }
+        let waited = configuration.catchUp?.acknowledgementTimeout ?? .zero
         logger.warning("catching up without every subscription acknowledged", metadata: [
-            "switchboard.catchUp.unacknowledged": "\(unanswered)",
-            "switchboard.catchUp.waited": "\(configuration.catchUp?.acknowledgementTimeout ?? .zero)"])
-        // Not connected: the next connection's acknowledgements start it, timed afresh.
+            "switchboard.catchUp.unacknowledged": "\(unanswered.count)", "switchboard.catchUp.waited": "\(waited)"])
+        let keys = unanswered.map { "\($0.request.key)" }.sorted().joined(separator: ", ")
+        report(SwitchboardError(
+                   code: .timeout,
+                   message: "the server did not acknowledge \(keys) within \(waited); catching up without waiting for it"),
+               streams: unanswered.reduce(into: Set<StreamID>()) { $0.formUnion($1.serves) })
         startCatchUpIfSubscribed(overdue: true)
     }
 

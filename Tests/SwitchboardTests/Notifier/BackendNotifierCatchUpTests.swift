@@ -321,6 +321,7 @@ struct BackendNotifierCatchUpTests {
         let clock = ManualClock()
         try await run(behavior: .manual, settleClock: clock) { h in
             var roles = await h.notifier.roleValues().makeAsyncIterator()
+            var errors = await h.notifier.errors().makeAsyncIterator()
             let key = SubscriptionKey(Self.roleChannel)
             await h.signIn(holding: key)
             h.publishRole("a", missed: true)
@@ -329,6 +330,8 @@ struct BackendNotifierCatchUpTests {
             #expect(h.log.calls == 0, "no catch-up before the acknowledgement or the timeout")
             clock.advance(by: .seconds(10))
             #expect(await take(1, from: &roles) == ["a"])
+            let error = await errors.next()
+            #expect(error?.code == .timeout && error?.message.contains(Self.roleChannel) == true, "\(String(describing: error))")
         }
     }
 
