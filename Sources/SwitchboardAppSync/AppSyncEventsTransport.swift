@@ -28,8 +28,8 @@ public final class AppSyncEventsTransport: EventTransport {
     let configuration: Configuration
     let connector: any WebSocketConnector
     let continuation: TransportEvents.Continuation
-    let inputs: AsyncStream<Input>
-    let inputContinuation: AsyncStream<Input>.Continuation
+    let inputs: HandOff<Input>
+    let inputContinuation: HandOff<Input>.Continuation
     let lifecycle = LockedValue((running: false, shutDown: false))
     let publishTickets = LockedValue<UInt64>(0)
     let logger: Logger
@@ -65,7 +65,7 @@ public final class AppSyncEventsTransport: EventTransport {
         self.configuration = configuration
         self.connector = connector
         (events, continuation) = TransportEvents.makeStream()
-        (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
+        (inputs, inputContinuation) = HandOff<Input>.makeStream()
         var logger = configuration.logger
         logger[metadataKey: "switchboard.transport"] = "appsync"
         self.logger = logger

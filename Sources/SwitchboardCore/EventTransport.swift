@@ -92,15 +92,18 @@ public enum TransportEvent: Sendable, Equatable {
 }
 
 /// The ordered sequence of a transport's events. It has one consumer.
+///
+/// Its consumer takes buffered events without suspending (it suspends only when none is
+/// waiting), and runs on the caller's isolation, so reading it adds little to each event.
 public struct TransportEvents: AsyncSequence, Sendable {
     public typealias Element = TransportEvent
     public typealias Failure = Never
 
-    private let stream: AsyncStream<TransportEvent>
+    private let stream: HandOff<TransportEvent>
 
     /// Feeds a ``TransportEvents`` sequence; transports keep it and yield into it.
     public struct Continuation: Sendable {
-        fileprivate let continuation: AsyncStream<TransportEvent>.Continuation
+        fileprivate let continuation: HandOff<TransportEvent>.Continuation
 
         /// Appends an event.
         public func yield(_ event: TransportEvent) { continuation.yield(event) }
@@ -111,13 +114,21 @@ public struct TransportEvents: AsyncSequence, Sendable {
 
     /// Makes a sequence and the continuation that feeds it.
     public static func makeStream() -> (events: TransportEvents, continuation: Continuation) {
-        let (stream, continuation) = AsyncStream<TransportEvent>.makeStream()
+        let (stream, continuation) = HandOff<TransportEvent>.makeStream()
         return (TransportEvents(stream: stream), Continuation(continuation: continuation))
     }
 
+    /// The iterator of ``TransportEvents``; make one per sequence.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: AsyncStream<TransportEvent>.AsyncIterator
-        public mutating func next() async -> TransportEvent? { await base.next() }
+        fileprivate var base: HandOff<TransportEvent>.AsyncIterator
+
+        /// The next event; nil once the transport finished or the task is cancelled.
+        public mutating func next() async -> TransportEvent? { await base.next(isolation: nil) }
+
+        /// The next event, waiting on the caller's isolation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> TransportEvent? {
+            await base.next(isolation: actor)
+        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }

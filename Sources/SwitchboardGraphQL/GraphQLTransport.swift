@@ -29,8 +29,8 @@ public final class GraphQLTransport: EventTransport {
     let configuration: Configuration
     let connector: any WebSocketConnector
     let continuation: TransportEvents.Continuation
-    let inputs: AsyncStream<Input>
-    let inputContinuation: AsyncStream<Input>.Continuation
+    let inputs: HandOff<Input>
+    let inputContinuation: HandOff<Input>.Continuation
     let state = LockedValue(Lifecycle())
     let metrics: GraphQLTransportMetrics
     let logger: Logger
@@ -61,7 +61,7 @@ public final class GraphQLTransport: EventTransport {
         self.configuration = configuration
         self.connector = connector
         (events, continuation) = TransportEvents.makeStream()
-        (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
+        (inputs, inputContinuation) = HandOff<Input>.makeStream()
         metrics = GraphQLTransportMetrics(
             factory: configuration.metricsFactory ?? MetricsSystem.factory, dialect: configuration.wireProtocol)
         var logger = configuration.logger

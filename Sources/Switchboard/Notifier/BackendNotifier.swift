@@ -118,8 +118,8 @@ public actor BackendNotifier {
     let filter: (any EventFilter)?
     var logger: Logger
     var metrics: NotifierMetrics
-    let inputs: AsyncStream<Input>
-    let inputContinuation: AsyncStream<Input>.Continuation
+    let inputs: HandOff<Input>
+    let inputContinuation: HandOff<Input>.Continuation
     let decoder = JSONDecoder()
 
     var lifecycle = Lifecycle.idle
@@ -174,7 +174,7 @@ public actor BackendNotifier {
         self.catchUpMetrics = CatchUpMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpReason>.makeStream()
         (acknowledgementWaits, acknowledgementWaitStarted) = AsyncStream<Int>.makeStream()
-        (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
+        (inputs, inputContinuation) = HandOff<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
     }
 
@@ -297,7 +297,7 @@ public actor BackendNotifier {
 
     /// Runs one transport until its `run()` returns, feeding its events, tagged with its
     /// generation, into `inputs`; reports the end only after the last event was fed.
-    nonisolated static func drive(_ slot: TransportSlot, inputs: AsyncStream<Input>.Continuation) async {
+    nonisolated static func drive(_ slot: TransportSlot, inputs: HandOff<Input>.Continuation) async {
         let transport = slot.transport
         let error = await withDiscardingTaskGroup(returning: (any Error)?.self) { group in
             group.addTask {

@@ -1,0 +1,199 @@
+import Foundation
+
+/// An unbounded queue from any number of producers to one consuming task: the event path's
+/// replacement for `AsyncStream` between Switchboard's own tasks.
+///
+/// `AsyncStream`'s `next()` suspends on every call, even when an element is already waiting,
+/// so each element costs a trip through the executor. Here the consumer moves everything
+/// buffered into its iterator in one locked swap and hands it out without suspending; it
+/// suspends only when nothing is waiting. After ``fairnessLimit`` elements in a row without
+/// suspending, the consumer yields (`Task.yield()`), so a flooded consumer running on an actor
+/// still lets other work on that actor through.
+///
+/// As with `AsyncStream`: cancelling the consuming task ends the sequence (`next()` returns nil
+/// and what is buffered, or yielded later, is dropped), and after ``Continuation/finish()`` the
+/// consumer gets what was buffered, then nil.
+package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
+    package typealias Failure = Never
+
+    /// How many elements the consumer takes without suspending before it yields.
+    package static var fairnessLimit: Int { 256 }
+
+    @usableFromInline let storage: Storage
+
+    /// Makes a sequence and the continuation that feeds it.
+    package static func makeStream() -> (stream: HandOff, continuation: Continuation) {
+        let storage = Storage()
+        return (HandOff(storage: storage), Continuation(storage: storage))
+    }
+
+    @usableFromInline init(storage: Storage) { self.storage = storage }
+
+    /// What became of a yielded element.
+    package enum YieldResult: Sendable, Equatable {
+        /// It is buffered for the consumer.
+        case enqueued
+        /// The sequence ended (finished, or its consumer was cancelled); it was dropped.
+        case terminated
+    }
+
+    /// Feeds a ``HandOff``; it can be copied and used from any task.
+    package struct Continuation: Sendable {
+        @usableFromInline let storage: Storage
+
+        @usableFromInline init(storage: Storage) { self.storage = storage }
+
+        /// Appends an element for the consumer.
+        @inlinable @discardableResult
+        package func yield(_ element: Element) -> YieldResult {
+            storage.yield(element)
+        }
+
+        /// Ends the sequence once the consumer has taken what is buffered.
+        @inlinable package func finish() {
+            storage.finish()
+        }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(storage: storage) }
+
+    /// The consumer's side. Make one per sequence.
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        @usableFromInline let storage: Storage
+        /// What the last swap took, handed out from `index` on.
+        @usableFromInline var batch: [Element] = []
+        @usableFromInline var index = 0
+        /// Elements handed out since the consumer last suspended.
+        @usableFromInline var sinceSuspension = 0
+
+        @usableFromInline init(storage: Storage) { self.storage = storage }
+
+        @inlinable package mutating func next() async -> Element? {
+            await next(isolation: nil)
+        }
+
+        /// The next element: at once when one is buffered; otherwise once one arrives. Nil when
+        /// the sequence finished or the consuming task is cancelled. Runs on the caller's
+        /// isolation, so an actor's loop over a hand-off does not hop off the actor.
+        @inlinable package mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            if Task.isCancelled {
+                end()
+                return nil
+            }
+            sinceSuspension += 1
+            if sinceSuspension > HandOff.fairnessLimit {
+                sinceSuspension = 1
+                await Task.yield()
+                if Task.isCancelled {
+                    end()
+                    return nil
+                }
+            }
+            if index < batch.count {
+                defer { index += 1 }
+                return batch[index]
+            }
+            batch.removeAll(keepingCapacity: true)
+            index = 0
+            while true {
+                switch storage.take(into: &batch) {
+                case .took:
+                    index = 1
+                    return batch[0]
+                case .ended:
+                    return nil
+                case .empty:
+                    sinceSuspension = 1
+                    await storage.wait(isolation: actor)
+                    if Task.isCancelled {
+                        end()
+                        return nil
+                    }
+                }
+            }
+        }
+
+        @usableFromInline mutating func end() {
+            storage.cancel()
+            batch = []
+            index = 0
+        }
+    }
+
+    /// The shared state: the producers' buffer, the consumer's wait and whether it ended.
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline enum State { case open, finished, cancelled }
+        @usableFromInline enum Take { case took, empty, ended }
+
+        @usableFromInline let lock = NSLock()
+        @usableFromInline var buffer: [Element] = []
+        @usableFromInline var state = State.open
+        @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
+
+        @usableFromInline init() {}
+
+        @inlinable func yield(_ element: Element) -> YieldResult {
+            lock.lock()
+            guard state == .open else {
+                lock.unlock()
+                return .terminated
+            }
+            buffer.append(element)
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+            return .enqueued
+        }
+
+        @inlinable func finish() {
+            lock.lock()
+            if state == .open { state = .finished }
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+        }
+
+        @inlinable func cancel() {
+            lock.lock()
+            state = .cancelled
+            let dropped = buffer
+            buffer = []
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            waiter?.resume()
+            _ = consume dropped
+        }
+
+        /// Swaps what is buffered into `batch`, which must be empty (its capacity is reused).
+        @inlinable func take(into batch: inout [Element]) -> Take {
+            lock.lock()
+            defer { lock.unlock() }
+            if !buffer.isEmpty {
+                swap(&buffer, &batch)
+                return .took
+            }
+            return state == .open ? .empty : .ended
+        }
+
+        /// Returns once something is buffered, the sequence ended, or the task is cancelled.
+        @inlinable func wait(isolation actor: isolated (any Actor)?) async {
+            await withTaskCancellationHandler {
+                await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Void, Never>) in
+                    lock.lock()
+                    if buffer.isEmpty, state == .open {
+                        waiter = continuation
+                        lock.unlock()
+                    } else {
+                        lock.unlock()
+                        continuation.resume()
+                    }
+                }
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+}

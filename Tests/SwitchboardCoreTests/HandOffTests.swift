@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@testable import SwitchboardCore
+
+@Suite("HandOff: the event path's queue between tasks")
+struct HandOffTests {
+    @Test("elements arrive in the order they were yielded, across batches and waits")
+    func order() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        let producer = Task {
+            for value in 0..<5_000 {
+                continuation.yield(value)
+                if value.isMultiple(of: 97) { await Task.yield() }
+            }
+            continuation.finish()
+        }
+        var received: [Int] = []
+        for await value in stream { received.append(value) }
+        await producer.value
+        #expect(received == Array(0..<5_000))
+    }
+
+    @Test("several producers at once: nothing lost, each producer's elements in order")
+    func concurrentProducers() async {
+        let (stream, continuation) = HandOff<(producer: Int, value: Int)>.makeStream()
+        let producers = 4
+        let each = 5_000
+        let received = Task {
+            var byProducer = Array(repeating: [Int](), count: producers)
+            for await element in stream { byProducer[element.producer].append(element.value) }
+            return byProducer
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<producers {
+                group.addTask {
+                    for value in 0..<each { continuation.yield((producer, value)) }
+                }
+            }
+        }
+        continuation.finish()
+        let byProducer = await received.value
+        for values in byProducer { #expect(values == Array(0..<each)) }
+    }
+
+    @Test("after finish: what was buffered, then nil; later yields are refused")
+    func finish() async {
+        let (stream, continuation) = HandOff<String>.makeStream()
+        #expect(continuation.yield("a") == .enqueued)
+        #expect(continuation.yield("b") == .enqueued)
+        continuation.finish()
+        #expect(continuation.yield("c") == .terminated)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == "a")
+        #expect(await iterator.next() == "b")
+        #expect(await iterator.next() == nil)
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test("a finish wakes a waiting consumer")
+    func finishWakesWaiter() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        await Self.waitUntilSuspended(stream)
+        continuation.finish()
+        #expect(await consumer.value == nil)
+    }
+
+    @Test("cancelling a waiting consumer ends the sequence; later yields are refused")
+    func cancelWaiting() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        await Self.waitUntilSuspended(stream)
+        consumer.cancel()
+        #expect(await consumer.value == nil)
+        #expect(continuation.yield(1) == .terminated)
+    }
+
+    @Test("a cancelled consumer gets nil even with elements buffered, as from AsyncStream")
+    func cancelWithBuffered() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        for value in 0..<10 { continuation.yield(value) }
+        let gate = HandOff<Void>.makeStream()
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            let first = await iterator.next()
+            var gateIterator = gate.stream.makeAsyncIterator()
+            _ = await gateIterator.next()
+            // The task is cancelled by now: the nine buffered elements are not handed out.
+            return (first, await iterator.next())
+        }
+        consumer.cancel()
+        gate.continuation.yield(())
+        let (first, afterCancel) = await consumer.value
+        #expect(first == nil || first == 0)
+        #expect(afterCancel == nil)
+        #expect(continuation.yield(10) == .terminated)
+    }
+
+    @Test("a flooded consumer on an actor lets other calls on that actor through")
+    func fairness() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        // Enough that the loop takes many milliseconds to run dry without suspending.
+        let total = 2_000 * HandOff<Int>.fairnessLimit
+        for value in 0..<total { continuation.yield(value) }
+        continuation.finish()
+        let loop = FloodedLoop()
+        let (started, startedContinuation) = HandOff<Void>.makeStream()
+        let calling = LockedValue(false)
+        let consumer = Task { await loop.consume(stream, started: startedContinuation, calling: calling) }
+        var startedIterator = started.makeAsyncIterator()
+        _ = await startedIterator.next()
+        calling.withLock { $0 = true }
+        await loop.interrupt()
+        let seenAt = await consumer.value
+        // Without yielding, the call would get in only once the loop ran dry (nil).
+        #expect(seenAt != nil)
+        #expect((seenAt ?? total) < total)
+    }
+
+    /// Waits until the consumer of `stream` is suspended waiting for an element.
+    private static func waitUntilSuspended<Element>(_ stream: HandOff<Element>) async {
+        while stream.storage.lock.withLock({ stream.storage.waiter == nil }) {
+            await Task.yield()
+        }
+    }
+}
+
+/// An actor whose loop takes a flood of elements, noting when another call got in.
+private actor FloodedLoop {
+    private var interrupted = false
+
+    /// Returns how many elements the loop had taken when ``interrupt()`` ran, nil if never. It
+    /// holds the actor at the first element until the test is about to call.
+    func consume(_ stream: HandOff<Int>, started: HandOff<Void>.Continuation, calling: LockedValue<Bool>) async -> Int? {
+        var taken = 0
+        for await _ in stream {
+            if taken == 0 {
+                started.yield(())
+                while !calling.withLock({ $0 }) {}
+            }
+            taken += 1
+            if interrupted { return taken }
+        }
+        return nil
+    }
+
+    func interrupt() { interrupted = true }
+}
