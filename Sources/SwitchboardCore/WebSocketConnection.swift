@@ -58,23 +58,27 @@ public enum WebSocketInboundEvent: Hashable, Sendable {
 public struct WebSocketInbound: AsyncSequence, Sendable {
     public typealias Element = WebSocketInboundEvent
 
-    private let stream: AsyncThrowingStream<WebSocketInboundEvent, any Error>
+    /// Events, and how the socket failed as the last element when it did.
+    private let stream: HandOff<Result<WebSocketInboundEvent, any Error>>
     private var onDemand: (@Sendable () -> Void)?
 
     /// Feeds a ``WebSocketInbound`` sequence.
     public struct Continuation: Sendable {
-        fileprivate let continuation: AsyncThrowingStream<WebSocketInboundEvent, any Error>.Continuation
+        fileprivate let continuation: HandOff<Result<WebSocketInboundEvent, any Error>>.Continuation
 
         /// Appends an event.
-        public func yield(_ event: WebSocketInboundEvent) { continuation.yield(event) }
+        public func yield(_ event: WebSocketInboundEvent) { continuation.yield(.success(event)) }
 
         /// Ends the sequence, with an error if the socket failed.
-        public func finish(throwing error: (any Error)? = nil) { continuation.finish(throwing: error) }
+        public func finish(throwing error: (any Error)? = nil) {
+            if let error { continuation.yield(.failure(error)) }
+            continuation.finish()
+        }
     }
 
     /// Makes a sequence and the continuation that feeds it.
     public static func makeStream() -> (inbound: WebSocketInbound, continuation: Continuation) {
-        let (stream, continuation) = AsyncThrowingStream<WebSocketInboundEvent, any Error>.makeStream()
+        let (stream, continuation) = HandOff<Result<WebSocketInboundEvent, any Error>>.makeStream()
         return (WebSocketInbound(stream: stream), Continuation(continuation: continuation))
     }
 
@@ -89,12 +93,23 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
         return (inbound, continuation)
     }
 
+    /// The iterator of ``WebSocketInbound``; make one per sequence. A buffered event is handed
+    /// out without suspending.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: AsyncThrowingStream<WebSocketInboundEvent, any Error>.AsyncIterator
+        fileprivate var base: HandOff<Result<WebSocketInboundEvent, any Error>>.AsyncIterator
         fileprivate let onDemand: (@Sendable () -> Void)?
+
+        /// The next event; nil once the socket closed or the task is cancelled.
+        /// - Throws: How the socket failed, once, after the last event.
         public mutating func next() async throws -> WebSocketInboundEvent? {
+            try await next(isolation: nil)
+        }
+
+        /// The next event, waiting on the caller's isolation.
+        /// - Throws: How the socket failed, once, after the last event.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> WebSocketInboundEvent? {
             onDemand?()
-            return try await base.next()
+            return try await base.next(isolation: actor)?.get()
         }
     }
 

@@ -29,7 +29,7 @@ extension ConnectionDriver {
         /// - Parameters:
         ///   - iterator: The connection's inputs.
         ///   - startCloseTimer: Starts the close deadline as a child task.
-        mutating func run(_ iterator: inout AsyncStream<DriverInput>.Iterator, startCloseTimer: () -> Void) async {
+        mutating func run(_ iterator: inout HandOff<DriverInput>.AsyncIterator, startCloseTimer: () -> Void) async {
             while let input = await iterator.next() {
                 let action = await handle(input, startCloseTimer: startCloseTimer)
                 if await perform(action) { return }

@@ -39,8 +39,8 @@ struct ConnectionDriver: Sendable {
     static let closedError = SwitchboardError(code: .network, message: "the WebSocket is closed")
 
     let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
-    let inputs: AsyncStream<DriverInput>
-    let inputContinuation: AsyncStream<DriverInput>.Continuation
+    let inputs: HandOff<DriverInput>
+    let inputContinuation: HandOff<DriverInput>.Continuation
     let events: WebSocketInbound.Continuation
     let settings: Settings
 

@@ -34,12 +34,12 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// What arrives on the socket; one consumer.
     public let inbound: WebSocketInbound
 
-    private let inputs: AsyncStream<DriverInput>.Continuation
+    private let inputs: HandOff<DriverInput>.Continuation
     private let driver: Task<Void, Never>
     private let pingIDs = LockedValue<UInt64>(0)
 
     private init(
-        subprotocol: String?, inbound: WebSocketInbound, inputs: AsyncStream<DriverInput>.Continuation,
+        subprotocol: String?, inbound: WebSocketInbound, inputs: HandOff<DriverInput>.Continuation,
         driver: Task<Void, Never>
     ) {
         self.subprotocol = subprotocol
@@ -54,7 +54,7 @@ public final class NIOWebSocketConnection: WebSocketConnection {
         settings: ConnectionDriver.Settings
     ) -> NIOWebSocketConnection {
         let (inbound, events) = WebSocketInbound.makeStream()
-        let (inputStream, inputs) = AsyncStream<DriverInput>.makeStream()
+        let (inputStream, inputs) = HandOff<DriverInput>.makeStream()
         let driver = ConnectionDriver(
             channel: channel, inputs: inputStream, inputContinuation: inputs, events: events, settings: settings)
         let task = Task { await driver.run() }
