@@ -5,7 +5,8 @@ import SwitchboardCore
 /// Event payloads, decoded as every catalog model the way ``BackendNotifier`` does: as an AppSync
 /// Events payload and as a legacy GraphQL result under the model's root field. Decoding either
 /// fails with ``SwitchboardError/Code/decodingFailed`` or yields a value that encodes, and decodes
-/// from its encoding to an equal value.
+/// from its encoding to an equal value. The notifier's fast path (the fields read straight from
+/// the parsed document) gives exactly what `JSONDecoder` alone gives.
 package enum ModelPayloadCheck {
     /// Checks one payload against every stream of the catalog.
     /// - Throws: ``FuzzFinding`` when the property does not hold.
@@ -30,6 +31,15 @@ package enum ModelPayloadCheck {
             return
         } catch {
             throw FuzzFinding("\(Output.self) failed with \(error), not decodingFailed")
+        }
+        let reference: Output
+        do throws(SwitchboardError) {
+            reference = try EventPayloadDecoder.decodeWithJSONDecoder(Output.self, from: data, under: rootField)
+        } catch {
+            throw FuzzFinding("\(Output.self) \(value) decoded on the fast path, but JSONDecoder fails: \(error)")
+        }
+        guard reference == value else {
+            throw FuzzFinding("\(Output.self): the fast path gives \(value), JSONDecoder gives \(reference)")
         }
         let encoded: Data
         do {

@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardCore
 
 /// A typed event that has a place in the stream catalog.
-package protocol CatalogEvent: SwitchboardEvent, Codable, Equatable {
+package protocol CatalogEvent: SwitchboardEvent, Codable, Equatable, PayloadDecodable {
     /// Every wire field the model understands, legacy names included; others are logged at debug.
     static var knownFieldNames: Set<String> { get }
     /// The `eventType` AppSync Events carries; nil from the legacy transport.

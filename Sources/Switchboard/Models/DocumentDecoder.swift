@@ -59,7 +59,7 @@ struct DocumentDecoder: Decoder {
     }
 
     /// An integer written without fraction or sign of zero, in range.
-    private static func integer<T: FixedWidthInteger>(_ type: T.Type, _ document: JSONDocument, _ node: JSONDocument.Index) -> T? {
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ document: JSONDocument, _ node: JSONDocument.Index) -> T? {
         guard document.kind(node) == .number else { return nil }
         let text = document.rawBytes(node)
         guard !text.contains(UInt8(ascii: ".")), !text.elementsEqual("-0".utf8) else { return nil }

@@ -20,6 +20,20 @@ package enum EventPayloadDecoder {
         try decode(type, from: data, under: rootField, document: JSONDocument(data))
     }
 
+    /// Decodes a catalog model's payload, as the notifier does (through ``PayloadFields``).
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - data: The JSON bytes.
+    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
+    ///     the event object itself.
+    /// - Returns: The decoded model.
+    /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
+    package static func decode<T: PayloadDecodable>(
+        _ type: T.Type, from data: Data, under rootField: String? = nil
+    ) throws(SwitchboardError) -> T {
+        try decode(type, from: data, under: rootField, document: JSONDocument(data))
+    }
+
     /// Decodes a payload that was already parsed.
     ///
     /// The models are read straight from `document` (``DocumentDecoder``); `JSONDecoder` reads
@@ -39,6 +53,34 @@ package enum EventPayloadDecoder {
            let value = DocumentDecoder.decode(T.self, from: document, at: node) {
             return value
         }
+        return try decodeWithJSONDecoder(type, from: data, under: rootField)
+    }
+
+    /// Decodes a model that reads its fields through ``PayloadFields`` (every catalog model):
+    /// straight from `document` (``DocumentFields``), or with `JSONDecoder` where that declines.
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - data: The JSON bytes.
+    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
+    ///     the event object itself.
+    ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
+    /// - Returns: The decoded model.
+    /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
+    package static func decode<T: PayloadDecodable>(
+        _ type: T.Type, from data: Data, under rootField: String?, document: JSONDocument?
+    ) throws(SwitchboardError) -> T {
+        if let document, let node = rootField.map({ document.member($0, of: document.root) }) ?? document.root,
+           let fields = DocumentFields(document, node), let value = try? T(fields: fields) {
+            return value
+        }
+        return try decodeWithJSONDecoder(type, from: data, under: rootField)
+    }
+
+    /// Decodes with `JSONDecoder` alone, which gives the value or the precise error: what the
+    /// fast paths must agree with.
+    package static func decodeWithJSONDecoder<T: Decodable>(
+        _ type: T.Type, from data: Data, under rootField: String?
+    ) throws(SwitchboardError) -> T {
         do {
             guard let rootField else {
                 return try JSONDecoder().decode(T.self, from: data)

@@ -57,7 +57,11 @@ public struct OrganizationStateOutput: SwitchboardEvent, Equatable, Hashable, Co
     /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
     /// - Parameter decoder: The decoder to read from.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: PayloadKey.self)
+        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
+    }
+
+    /// Reads the fields from any decoder's container, or straight from a parsed document.
+    package init<Fields: PayloadFields>(fields container: Fields) throws {
         let header = try PayloadHeader(from: container)
         self.init(
             eventType: header.eventType, timestamp: header.timestamp,
@@ -80,7 +84,7 @@ public struct OrganizationStateOutput: SwitchboardEvent, Equatable, Hashable, Co
     }
 }
 
-extension KeyedDecodingContainer where Key == PayloadKey {
+extension PayloadFields {
     /// Decodes `aiControlSetting`, falling back to the legacy `AIControlSetting` when it is
     /// missing or null.
     func decodeAIControlSettingIfPresent() throws -> AIControlSetting? {

@@ -3,13 +3,13 @@ import SwitchboardCore
 
 /// A wire field name. The models decode through string keys so that the new and the legacy name
 /// of a field can both be read, and so the shared fields are decoded by one piece of code.
-struct PayloadKey: CodingKey, Hashable, Sendable {
-    let stringValue: String
-    var intValue: Int? { nil }
+package struct PayloadKey: CodingKey, Hashable, Sendable {
+    package let stringValue: String
+    package var intValue: Int? { nil }
 
     init(_ name: String) { self.stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+    package init?(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 
     // Metadata every AppSync Events payload carries.
     static let eventType = PayloadKey("eventType")
@@ -63,7 +63,7 @@ struct PayloadKey: CodingKey, Hashable, Sendable {
 extension KeyedDecodingContainer where Key == PayloadKey {
     /// Decodes an integer that may be written as a JSON integer or as an integral float
     /// (`5.0`, `3.0E9`). A fraction or a value outside `T`'s range is an error naming the field.
-    func decodeIntegerIfPresent<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T? {
+    package func decodeIntegerIfPresent<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(T.self, forKey: key) {
             return value
@@ -88,13 +88,13 @@ extension KeyedDecodingContainer where Key == PayloadKey {
     }
 
     /// Decodes an optional ISO 8601 timestamp; text that is not one is an error naming the field.
-    func decodeDateIfPresent(forKey key: PayloadKey) throws -> Date? {
+    package func decodeDateIfPresent(forKey key: PayloadKey) throws -> Date? {
         guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
         return try parseDate(text, forKey: key)
     }
 
     /// Decodes a required ISO 8601 timestamp.
-    func decodeDate(forKey key: PayloadKey) throws -> Date {
+    package func decodeDate(forKey key: PayloadKey) throws -> Date {
         try parseDate(decode(String.self, forKey: key), forKey: key)
     }
 
@@ -138,7 +138,7 @@ struct PayloadHeader {
         self.timestamp = timestamp
     }
 
-    init(from container: KeyedDecodingContainer<PayloadKey>) throws {
+    init<Fields: PayloadFields>(from container: Fields) throws {
         eventType = try container.decodeIfPresent(String.self, forKey: .eventType)
         timestamp = try container.decodeDateIfPresent(forKey: .timestamp)
     }
@@ -166,7 +166,7 @@ struct DeviceFields {
         self.mac = mac
     }
 
-    init(from container: KeyedDecodingContainer<PayloadKey>) throws {
+    init<Fields: PayloadFields>(from container: Fields) throws {
         orgId = try container.decodeIfPresent(String.self, forKey: .orgId)
         siteId = try container.decodeIfPresent(String.self, forKey: .siteId)
             ?? container.decodeIfPresent(String.self, forKey: .deviceGroupID)

@@ -51,7 +51,11 @@ public struct UserTokenRevokeOutput: SwitchboardEvent, Equatable, Hashable, Coda
     /// - Parameter decoder: The decoder to read from.
     /// - Throws: `DecodingError` when `userId` or `revokedAt` is missing, null or malformed.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: PayloadKey.self)
+        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
+    }
+
+    /// Reads the fields from any decoder's container, or straight from a parsed document.
+    package init<Fields: PayloadFields>(fields container: Fields) throws {
         let header = try PayloadHeader(from: container)
         self.init(
             eventType: header.eventType, timestamp: header.timestamp,
