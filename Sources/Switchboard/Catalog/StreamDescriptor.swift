@@ -68,14 +68,17 @@ package struct StreamDescriptor: Sendable {
     }
 }
 
-extension DeviceStateOutput: CatalogEvent {}
-extension DevicePresenceOutput: CatalogEvent {}
-extension DeviceRecordingOutput: CatalogEvent {}
-extension DeviceFirmwareOutput: CatalogEvent {}
-extension ArchiveStateOutput: CatalogEvent {}
-extension OrganizationStateOutput: CatalogEvent {}
-extension LicenseStateOutput: CatalogEvent {}
-extension PlanStateOutput: CatalogEvent {}
-extension AISettingsOutput: CatalogEvent {}
-extension RoleChangeOutput: CatalogEvent {}
-extension UserTokenRevokeOutput: CatalogEvent {}
+// Each model reads a parsed document through a concrete entry point, so the notifier's path (which
+// reaches the model through `any CatalogEvent.Type`) runs code specialized for the model and
+// ``DocumentFields`` rather than generic code that looks up type metadata for every field.
+extension DeviceStateOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension DevicePresenceOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension DeviceRecordingOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension DeviceFirmwareOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension ArchiveStateOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension OrganizationStateOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension LicenseStateOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension PlanStateOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension AISettingsOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension RoleChangeOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }
+extension UserTokenRevokeOutput: CatalogEvent { package init(document: DocumentFields) throws { try self.init(fields: document) } }

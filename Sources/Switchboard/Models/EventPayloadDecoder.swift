@@ -70,7 +70,7 @@ package enum EventPayloadDecoder {
         _ type: T.Type, from data: Data, under rootField: String?, document: JSONDocument?
     ) throws(SwitchboardError) -> T {
         if let document, let node = rootField.map({ document.member($0, of: document.root) }) ?? document.root,
-           let fields = DocumentFields(document, node), let value = try? T(fields: fields) {
+           let fields = DocumentFields(document, node), let value = try? T(document: fields) {
             return value
         }
         return try decodeWithJSONDecoder(type, from: data, under: rootField)

@@ -21,6 +21,8 @@ package protocol PayloadFields {
 package protocol PayloadDecodable: Decodable {
     /// Reads the model's fields.
     init<Fields: PayloadFields>(fields: Fields) throws
+    /// Reads the model's fields from a parsed document: `init(fields:)`, specialized.
+    init(document: DocumentFields) throws
 }
 
 extension KeyedDecodingContainer: PayloadFields where Key == PayloadKey {}
@@ -31,7 +33,7 @@ extension KeyedDecodingContainer: PayloadFields where Key == PayloadKey {}
 /// ``DocumentDecoder/Unsupported`` at anything else (a type mismatch, a fraction where an integer
 /// is expected, a malformed date); the caller then decodes with `JSONDecoder`, which gives the
 /// value or the precise error.
-struct DocumentFields: PayloadFields {
+package struct DocumentFields: PayloadFields {
     let document: JSONDocument
     let object: JSONDocument.Index
 
@@ -48,12 +50,12 @@ struct DocumentFields: PayloadFields {
         return node
     }
 
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T? {
+    package func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T? {
         guard let node = value(key) else { return nil }
         return try DocumentDecoder.value(type, document: document, node: node)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T {
         guard let node = value(key) else { throw DocumentDecoder.Unsupported() }
         return try DocumentDecoder.value(type, document: document, node: node)
     }
