@@ -10,9 +10,9 @@ import Foundation
 /// suspending, the consumer yields (`Task.yield()`), so a flooded consumer running on an actor
 /// still lets other work on that actor through.
 ///
-/// As with `AsyncStream`: cancelling the consuming task ends the sequence (`next()` returns nil
-/// and what is buffered, or yielded later, is dropped), and after ``Continuation/finish()`` the
-/// consumer gets what was buffered, then nil.
+/// As with `AsyncStream`, cancelling the consuming task ends the sequence like
+/// ``Continuation/finish()``: later yields are refused (``YieldResult/terminated``), and the
+/// consumer gets what was already buffered, then nil.
 package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
     package typealias Failure = Never
 
@@ -76,18 +76,10 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
         /// the sequence finished or the consuming task is cancelled. Runs on the caller's
         /// isolation, so an actor's loop over a hand-off does not hop off the actor.
         @inlinable package mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            if Task.isCancelled {
-                end()
-                return nil
-            }
             sinceSuspension += 1
             if sinceSuspension > HandOff.fairnessLimit {
                 sinceSuspension = 1
                 await Task.yield()
-                if Task.isCancelled {
-                    end()
-                    return nil
-                }
             }
             if index < batch.count {
                 defer { index += 1 }
@@ -96,6 +88,8 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             batch.removeAll(keepingCapacity: true)
             index = 0
             while true {
+                // A cancelled consumer ends the sequence; what is buffered still comes.
+                if Task.isCancelled { storage.cancel() }
                 switch storage.take(into: &batch) {
                 case .took:
                     index = 1
@@ -105,18 +99,8 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
                 case .empty:
                     sinceSuspension = 1
                     await storage.wait(isolation: actor)
-                    if Task.isCancelled {
-                        end()
-                        return nil
-                    }
                 }
             }
-        }
-
-        @usableFromInline mutating func end() {
-            storage.cancel()
-            batch = []
-            index = 0
         }
     }
 
@@ -155,16 +139,15 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             waiter?.resume()
         }
 
+        /// Ends the sequence because its consumer was cancelled: later yields are refused, what
+        /// is buffered is still handed out.
         @inlinable func cancel() {
             lock.lock()
-            state = .cancelled
-            let dropped = buffer
-            buffer = []
+            if state == .open { state = .cancelled }
             let waiter = self.waiter
             self.waiter = nil
             lock.unlock()
             waiter?.resume()
-            _ = consume dropped
         }
 
         /// Swaps what is buffered into `batch`, which must be empty (its capacity is reused).
