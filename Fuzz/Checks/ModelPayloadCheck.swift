@@ -6,7 +6,7 @@ import SwitchboardCore
 /// Events payload and as a legacy GraphQL result under the model's root field. Decoding either
 /// fails with ``SwitchboardError/Code/decodingFailed`` or yields a value that encodes, and decodes
 /// from its encoding to an equal value. The notifier's fast path (the fields read straight from
-/// the parsed document) gives exactly what `JSONDecoder` alone gives.
+/// the parsed document) gives a value equal (`==`) to what `JSONDecoder` alone gives.
 package enum ModelPayloadCheck {
     /// Checks one payload against every stream of the catalog.
     /// - Throws: ``FuzzFinding`` when the property does not hold.

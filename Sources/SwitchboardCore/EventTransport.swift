@@ -122,7 +122,8 @@ public struct TransportEvents: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate var base: HandOff<TransportEvent>.AsyncIterator
 
-        /// The next event; nil once the transport finished or the task is cancelled.
+        /// The next event; nil once the sequence ended (the transport finished it, or the task
+        /// was cancelled) and every event buffered before was handed out.
         public mutating func next() async -> TransportEvent? { await base.next(isolation: nil) }
 
         /// The next event, waiting on the caller's isolation.

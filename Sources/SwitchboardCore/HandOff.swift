@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `AsyncStream`'s `next()` suspends on every call, even when an element is already waiting,
 /// so each element costs a trip through the executor. Here the consumer moves everything
-/// buffered into its iterator in one locked swap and hands it out without suspending; it
+/// buffered into its own batch in one locked swap and hands it out without suspending; it
 /// suspends only when nothing is waiting. After ``fairnessLimit`` elements in a row without
 /// suspending, the consumer yields (`Task.yield()`), so a flooded consumer running on an actor
 /// still lets other work on that actor through.
@@ -51,31 +51,62 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
 
         /// Ends the sequence once the consumer has taken what is buffered.
         @inlinable package func finish() {
-            storage.finish()
+            storage.finish(last: nil)
+        }
+
+        /// Appends `last` and ends the sequence in one step: nothing another producer yields
+        /// concurrently can come after it.
+        @inlinable package func finish(last: Element) {
+            storage.finish(last: last)
         }
     }
 
     package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(storage: storage) }
 
-    /// The consumer's side. Make one per sequence.
+    /// The consumer's side. The sequence has one consumer: an iterator made later carries on
+    /// where the previous one stopped, and two tasks must not wait for elements at once.
     package struct AsyncIterator: AsyncIteratorProtocol {
         @usableFromInline let storage: Storage
-        /// What the last swap took, handed out from `index` on.
-        @usableFromInline var batch: [Element] = []
-        @usableFromInline var index = 0
-        /// Elements handed out since the consumer last suspended.
-        @usableFromInline var sinceSuspension = 0
 
         @usableFromInline init(storage: Storage) { self.storage = storage }
 
         @inlinable package mutating func next() async -> Element? {
-            await next(isolation: nil)
+            await storage.next(isolation: nil)
         }
 
-        /// The next element: at once when one is buffered; otherwise once one arrives. Nil when
-        /// the sequence finished or the consuming task is cancelled. Runs on the caller's
-        /// isolation, so an actor's loop over a hand-off does not hop off the actor.
+        /// The next element: at once when one is buffered; otherwise once one arrives. Nil once
+        /// the sequence ended (finished, or the consuming task was cancelled) and everything
+        /// buffered before was handed out. Runs on the caller's isolation, so an actor's loop
+        /// over a hand-off does not hop off the actor.
         @inlinable package mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await storage.next(isolation: actor)
+        }
+    }
+
+    /// The shared state: the producers' buffer, the consumer's wait and whether it ended, and
+    /// (touched by the one consumer only, without the lock) the batch it is handing out.
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline enum State { case open, finished, cancelled }
+        @usableFromInline enum Take { case took, empty, ended }
+
+        /// A batch array with more room than this is not kept for reuse once handed out, so a
+        /// burst does not pin its peak capacity for the life of the sequence.
+        @usableFromInline static var retainedCapacity: Int { 1_024 }
+
+        @usableFromInline let lock = NSLock()
+        @usableFromInline var buffer: [Element?] = []
+        @usableFromInline var state = State.open
+        @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
+
+        /// The consumer's side: what the last swap took, handed out from `index` on (each slot
+        /// is cleared as it is handed out), and how many elements it took since it last suspended.
+        @usableFromInline var batch: [Element?] = []
+        @usableFromInline var index = 0
+        @usableFromInline var sinceSuspension = 0
+
+        @usableFromInline init() {}
+
+        @inlinable func next(isolation actor: isolated (any Actor)?) async -> Element? {
             sinceSuspension += 1
             if sinceSuspension > HandOff.fairnessLimit {
                 sinceSuspension = 1
@@ -83,38 +114,29 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             }
             if index < batch.count {
                 defer { index += 1 }
-                return batch[index]
+                return batch[index].take()
             }
-            batch.removeAll(keepingCapacity: true)
+            if batch.capacity > Self.retainedCapacity {
+                batch = []
+            } else {
+                batch.removeAll(keepingCapacity: true)
+            }
             index = 0
             while true {
                 // A cancelled consumer ends the sequence; what is buffered still comes.
-                if Task.isCancelled { storage.cancel() }
-                switch storage.take(into: &batch) {
+                if Task.isCancelled { cancel() }
+                switch take() {
                 case .took:
                     index = 1
-                    return batch[0]
+                    return batch[0].take()
                 case .ended:
                     return nil
                 case .empty:
                     sinceSuspension = 1
-                    await storage.wait(isolation: actor)
+                    await wait(isolation: actor)
                 }
             }
         }
-    }
-
-    /// The shared state: the producers' buffer, the consumer's wait and whether it ended.
-    @usableFromInline final class Storage: @unchecked Sendable {
-        @usableFromInline enum State { case open, finished, cancelled }
-        @usableFromInline enum Take { case took, empty, ended }
-
-        @usableFromInline let lock = NSLock()
-        @usableFromInline var buffer: [Element] = []
-        @usableFromInline var state = State.open
-        @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
-
-        @usableFromInline init() {}
 
         @inlinable func yield(_ element: Element) -> YieldResult {
             lock.lock()
@@ -130,9 +152,13 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             return .enqueued
         }
 
-        @inlinable func finish() {
+        /// Appends `last` (when given) and ends the sequence, in one step.
+        @inlinable func finish(last: Element?) {
             lock.lock()
-            if state == .open { state = .finished }
+            if state == .open {
+                if let last { buffer.append(last) }
+                state = .finished
+            }
             let waiter = self.waiter
             self.waiter = nil
             lock.unlock()
@@ -150,8 +176,9 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             waiter?.resume()
         }
 
-        /// Swaps what is buffered into `batch`, which must be empty (its capacity is reused).
-        @inlinable func take(into batch: inout [Element]) -> Take {
+        /// Swaps what is buffered into the consumer's batch, which is empty (its capacity is
+        /// reused by the producers).
+        @inlinable func take() -> Take {
             lock.lock()
             defer { lock.unlock() }
             if !buffer.isEmpty {
@@ -166,6 +193,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             await withTaskCancellationHandler {
                 await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Void, Never>) in
                     lock.lock()
+                    precondition(waiter == nil, "a HandOff has one consumer; two tasks waited for it at once")
                     if buffer.isEmpty, state == .open {
                         waiter = continuation
                         lock.unlock()

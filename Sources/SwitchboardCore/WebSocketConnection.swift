@@ -71,8 +71,11 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
 
         /// Ends the sequence, with an error if the socket failed.
         public func finish(throwing error: (any Error)? = nil) {
-            if let error { continuation.yield(.failure(error)) }
-            continuation.finish()
+            if let error {
+                continuation.finish(last: .failure(error))
+            } else {
+                continuation.finish()
+            }
         }
     }
 
@@ -99,7 +102,8 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
         fileprivate var base: HandOff<Result<WebSocketInboundEvent, any Error>>.AsyncIterator
         fileprivate let onDemand: (@Sendable () -> Void)?
 
-        /// The next event; nil once the socket closed or the task is cancelled.
+        /// The next event; nil once the sequence ended (the socket closed, or the task was
+        /// cancelled) and every event buffered before was handed out.
         /// - Throws: How the socket failed, once, after the last event.
         public mutating func next() async throws -> WebSocketInboundEvent? {
             try await next(isolation: nil)

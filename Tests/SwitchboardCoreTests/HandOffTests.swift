@@ -104,22 +104,41 @@ struct HandOffTests {
     @Test("a flooded consumer on an actor lets other calls on that actor through")
     func fairness() async {
         let (stream, continuation) = HandOff<Int>.makeStream()
-        // Enough that the loop takes many milliseconds to run dry without suspending.
-        let total = 2_000 * HandOff<Int>.fairnessLimit
+        let total = 20 * HandOff<Int>.fairnessLimit
         for value in 0..<total { continuation.yield(value) }
         continuation.finish()
-        let loop = FloodedLoop()
-        let (started, startedContinuation) = HandOff<Void>.makeStream()
-        let calling = LockedValue(false)
-        let consumer = Task { await loop.consume(stream, started: startedContinuation, calling: calling) }
-        var startedIterator = started.makeAsyncIterator()
-        _ = await startedIterator.next()
-        calling.withLock { $0 = true }
-        await loop.interrupt()
-        let seenAt = await consumer.value
+        let seenAt = await FloodedLoop().consume(stream)
         // Without yielding, the call would get in only once the loop ran dry (nil).
         #expect(seenAt != nil)
-        #expect((seenAt ?? total) < total)
+        #expect((seenAt ?? total) <= HandOff<Int>.fairnessLimit + 1)
+    }
+
+    @Test("an iterator made later carries on where the previous one stopped")
+    func laterIterator() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        for value in 0..<5 { continuation.yield(value) }
+        var first: [Int] = []
+        for await value in stream {
+            first.append(value)
+            break
+        }
+        continuation.yield(5)
+        continuation.finish()
+        var rest: [Int] = []
+        for await value in stream { rest.append(value) }
+        #expect(first == [0])
+        #expect(rest == [1, 2, 3, 4, 5])
+    }
+
+    @Test("finish with a last element: nothing yielded afterwards comes after it")
+    func finishWithLast() async {
+        let (stream, continuation) = HandOff<String>.makeStream()
+        continuation.yield("a")
+        continuation.finish(last: "end")
+        #expect(continuation.yield("late") == .terminated)
+        var received: [String] = []
+        for await value in stream { received.append(value) }
+        #expect(received == ["a", "end"])
     }
 
     /// Waits until the consumer of `stream` is suspended waiting for an element.
@@ -134,15 +153,12 @@ struct HandOffTests {
 private actor FloodedLoop {
     private var interrupted = false
 
-    /// Returns how many elements the loop had taken when ``interrupt()`` ran, nil if never. It
-    /// holds the actor at the first element until the test is about to call.
-    func consume(_ stream: HandOff<Int>, started: HandOff<Void>.Continuation, calling: LockedValue<Bool>) async -> Int? {
+    /// Returns how many elements the loop had taken when ``interrupt()`` ran, nil if never. At the
+    /// first element it queues that call on this actor, behind the running loop.
+    func consume(_ stream: HandOff<Int>) async -> Int? {
         var taken = 0
         for await _ in stream {
-            if taken == 0 {
-                started.yield(())
-                while !calling.withLock({ $0 }) {}
-            }
+            if taken == 0 { Task { await self.interrupt() } }
             taken += 1
             if interrupted { return taken }
         }
