@@ -56,27 +56,19 @@ struct HandOffTests {
         #expect(await iterator.next() == nil)
     }
 
-    @Test("a finish wakes a waiting consumer")
-    func finishWakesWaiter() async {
+    @Test("a finish or a cancellation wakes a waiting consumer with nil; later yields are refused", arguments: [true, false])
+    func endWakesWaiter(byCancelling: Bool) async {
         let (stream, continuation) = HandOff<Int>.makeStream()
         let consumer = Task {
             var iterator = stream.makeAsyncIterator()
             return await iterator.next()
         }
         await Self.waitUntilSuspended(stream)
-        continuation.finish()
-        #expect(await consumer.value == nil)
-    }
-
-    @Test("cancelling a waiting consumer ends the sequence; later yields are refused")
-    func cancelWaiting() async {
-        let (stream, continuation) = HandOff<Int>.makeStream()
-        let consumer = Task {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()
+        if byCancelling {
+            consumer.cancel()
+        } else {
+            continuation.finish()
         }
-        await Self.waitUntilSuspended(stream)
-        consumer.cancel()
         #expect(await consumer.value == nil)
         #expect(continuation.yield(1) == .terminated)
     }
