@@ -143,13 +143,7 @@ private struct Live: Sendable {
             let first = try await subscribed(5)
             try await publishAndWait([("roleChanged", Payload.role("before"))])
             _ = emulator.stallConnections(for: .seconds(3600))
-            // Step through the client's timers (pings, pong and keep-alive deadlines) until it
-            // notices the silence.
-            while case .connected? = states.states.last {
-                await clock.sleepers(atLeast: 1)
-                if let next = clock.nextDeadline { clock.advance(to: next) }
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await stepUntilTheClientCloses()
             emulator.resetFaults()
             try await reconnect(states: states)
             try await subscribed(5, after: first)
@@ -166,6 +160,32 @@ private struct Live: Sendable {
             let counts = emulator.subscriptionCountsByConnection
             if let newest = counts.keys.max(), newest > previous, counts[newest, default: 0] >= count { return newest }
             try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Steps the client's clock through its timers (ping, pong and keep-alive deadlines) until the
+    /// client closes the silent connection, without ever firing the reconnect delay it sleeps
+    /// after that close: that is left for ``reconnect(states:)``.
+    ///
+    /// No step moves the clock by as much as the reconnect delay. The client arms that delay
+    /// (from the clock's time then) only after it has closed, and the close is recorded before,
+    /// so a step that starts before the close is seen cannot reach the delay's end, and the next
+    /// step sees the close. (Stepping while the notifier still reported `connected` raced with
+    /// that report: under load the clock could pass the delay, the client reconnect before it
+    /// was expected to, and the recording wait for good.)
+    func stepUntilTheClientCloses() async throws {
+        // Half the delay of `ReconnectPolicy.standard`, which the transports here use.
+        let longestStep: Duration = .seconds(5)
+        let closed = { @Sendable in
+            recorder.entries.contains { if case .close(.clientToServer, _, _) = $0.event { true } else { false } }
+        }
+        while !closed() {
+            await clock.sleepers(atLeast: 1)
+            guard let next = clock.nextDeadline else { continue }
+            let fired = clock.advance(to: min(next, clock.now.advanced(by: longestStep)))
+            // Lets the woken timer act before the next step, so the recording's times are those
+            // of the client's timers; the order above does not depend on it.
+            if !fired.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         }
     }
 
