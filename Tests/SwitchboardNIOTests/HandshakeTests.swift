@@ -111,10 +111,12 @@ struct HandshakeTests {
 
     @Test("a refused connection throws SwitchboardError.network with the cause")
     func connectionRefused() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let port = try await TestWebSocketServer.with(mode: .silent) { $0.port }
-        let error = await #expect(throws: SwitchboardError.self) {
-            _ = try await makeConnector().connect(WebSocketRequest(url: URL(string: "ws://127.0.0.1:\(port)/")!))
+        // A port held bound but not listening. (A port bound and then freed could be taken by
+        // another test's server before the connect: the test then met an HTTP 400 upgrade.)
+        let error = try await withRefusingPort { port in
+            await #expect(throws: SwitchboardError.self) {
+                _ = try await makeConnector().connect(WebSocketRequest(url: URL(string: "ws://127.0.0.1:\(port)/")!))
+            }
         }
         #expect(error?.code == .network)
         #expect(error?.cause != nil)
