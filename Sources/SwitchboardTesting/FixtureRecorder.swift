@@ -19,6 +19,7 @@ public final class FixtureRecorder: WebSocketConnector {
     private struct State {
         var entries: [Fixture.Entry] = []
         var connections = 0
+        var opened: [RecordedConnection] = []
     }
 
     private let base: any WebSocketConnector
@@ -41,6 +42,16 @@ public final class FixtureRecorder: WebSocketConnector {
     /// Everything recorded so far.
     public var entries: [Fixture.Entry] { state.withLock(\.entries) }
 
+    /// Returns once the client has handled every server event recorded so far on each open
+    /// connection (its reader has asked for the event after it), or the connection has ended.
+    ///
+    /// Call it before moving the client's clock: the recorder records an event before the client
+    /// reads it, and a client that reads it after the clock has moved notes a later time for it
+    /// (a keep-alive deadline counted from a frame's arrival then differs from the recording's).
+    public func clientHasRead() async {
+        for connection in state.withLock(\.opened) { await connection.waitUntilRead() }
+    }
+
     /// The recording as a fixture.
     public func fixture(header: Fixture.Header? = nil) -> Fixture {
         Fixture(header: header, entries: entries)
@@ -54,11 +65,13 @@ public final class FixtureRecorder: WebSocketConnector {
         let endpoint = request.url.path.isEmpty ? "/" : request.url.path
         do {
             let connection = try await base.connect(request)
-            return RecordedConnection(base: connection) { [weak self] event in
+            let recorded = RecordedConnection(base: connection) { [weak self] event in
                 self?.record(Fixture.Entry(
                     connection: number, endpoint: endpoint, protocol: connection.subprotocol,
                     offsetMs: 0, event: event))
             }
+            state.withLock { $0.opened.append(recorded) }
+            return recorded
         } catch {
             let failure = error as? SwitchboardError
             record(Fixture.Entry(
@@ -87,17 +100,34 @@ private final class RecordedConnection: WebSocketConnection {
     private let base: any WebSocketConnection
     private let record: @Sendable (Fixture.Entry.Event) -> Void
     private let pump: Task<Void, Never>
+    private let reading: Observed<Reading>
+
+    /// How far the client's reader has got.
+    private struct Reading {
+        /// Events passed on to the client.
+        var forwarded = 0
+        /// How many times the client's reader asked for the next event.
+        var demands = 0
+        /// The server's side ended, or the client closed.
+        var ended = false
+    }
 
     init(base: any WebSocketConnection, record: @escaping @Sendable (Fixture.Entry.Event) -> Void) {
         self.base = base
         self.subprotocol = base.subprotocol
         self.record = record
-        let (inbound, continuation) = WebSocketInbound.makeStream()
+        let reading = Observed(Reading())
+        self.reading = reading
+        let (inbound, continuation) = WebSocketInbound.makeStream(onDemand: { reading.update { $0.demands += 1 } })
         self.inbound = inbound
         // Forwards the server's side in order, recording each event before the client sees it.
         pump = Task {
+            defer { reading.update { $0.ended = true } }
             do {
                 for try await event in base.inbound {
+                    // Counted before it is recorded: once it is in the recording, a wait for the
+                    // client to read it waits for this event.
+                    reading.update { $0.forwarded += 1 }
                     switch event {
                     case .message(.text(let text)): record(.frame(.serverToClient, text))
                     case .message(.binary(let data)): record(.frame(.serverToClient, data.base64EncodedString()))
@@ -115,12 +145,19 @@ private final class RecordedConnection: WebSocketConnection {
 
     deinit { pump.cancel() }
 
+    /// Returns once the client's reader has asked for the event after the last one forwarded, or
+    /// the connection has ended.
+    func waitUntilRead() async {
+        await reading.wait { $0.ended || $0.demands > $0.forwarded }
+    }
+
     func send(_ message: WebSocketMessage) async throws {
         if case .text(let text) = message { record(.frame(.clientToServer, text)) }
         try await base.send(message)
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
+        reading.update { $0.ended = true }
         record(.close(.clientToServer, code: code.rawValue, reason: reason))
         await base.close(code: code, reason: reason)
     }

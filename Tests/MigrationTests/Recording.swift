@@ -102,8 +102,9 @@ private struct Live: Sendable {
             try await publishAndWait([
                 ("device/presenceChanged", Payload.presence(online: true)), ("roleChanged", Payload.role("before")),
             ])
+            let attempts = recorder.connectAttempts
             _ = emulator.dropAllConnections(code: 1011, reason: "server restart")
-            try await reconnect(states: states)
+            try await reconnect(states: states, attemptsBefore: attempts)
             try await subscribed(5, after: first)
             try await publishAndWait([
                 ("device/presenceChanged", Payload.presence(online: false)), ("roleChanged", Payload.role("after")),
@@ -142,10 +143,11 @@ private struct Live: Sendable {
         case .keepAliveTimeout:
             let first = try await subscribed(5)
             try await publishAndWait([("roleChanged", Payload.role("before"))])
+            let attempts = recorder.connectAttempts
             _ = emulator.stallConnections(for: .seconds(3600))
-            try await stepUntilTheClientCloses()
+            try await stepUntilTheClientGivesUp(states: states, attemptsBefore: attempts)
             emulator.resetFaults()
-            try await reconnect(states: states)
+            try await reconnect(states: states, attemptsBefore: attempts)
             try await subscribed(5, after: first)
             try await publishAndWait([("roleChanged", Payload.role("after"))])
             endRecording()
@@ -164,28 +166,33 @@ private struct Live: Sendable {
     }
 
     /// Steps the client's clock through its timers (ping, pong and keep-alive deadlines) until the
-    /// client closes the silent connection, without ever firing the reconnect delay it sleeps
-    /// after that close: that is left for ``reconnect(states:)``.
+    /// client gives up on the silent connection, so that ``reconnect(states:attemptsBefore:)``
+    /// moves the clock through the reconnect delay.
     ///
-    /// No step moves the clock by as much as the reconnect delay. The client arms that delay
-    /// (from the clock's time then) only after it has closed, and the close is recorded before,
-    /// so a step that starts before the close is seen cannot reach the delay's end, and the next
-    /// step sees the close. (Stepping while the notifier still reported `connected` raced with
-    /// that report: under load the clock could pass the delay, the client reconnect before it
-    /// was expected to, and the recording wait for good.)
-    func stepUntilTheClientCloses() async throws {
-        // Half the delay of `ReconnectPolicy.standard`, which the transports here use.
+    /// Before each step the client has handled what it was sent (a frame read after the clock
+    /// moved would count its keep-alive deadline from the later time, and the replay, which
+    /// moves time only then, would part from the recording) and has armed a timer. Each step goes
+    /// to the client's next deadline, or 5 s, whichever is sooner: half the reconnect delay, so a
+    /// delay armed during a step does not come due in it.
+    ///
+    /// The client's giving up is seen in three ways, none of them immediately: its close in the
+    /// recording (the AppSync Events transport closes in a child task), the notifier's state,
+    /// a new connect attempt. If the clock is moved through the reconnect delay before one is
+    /// seen, the reconnect happens at its own deadline and
+    /// ``reconnect(states:attemptsBefore:)`` finds it made.
+    /// (Stepping while the notifier still reported `connected`, and waiting for a
+    /// `waitingToReconnect` that was already over, hung the recording under load.)
+    func stepUntilTheClientGivesUp(states: NotifierObservation.StateLog, attemptsBefore: Int) async throws {
         let longestStep: Duration = .seconds(5)
-        let closed = { @Sendable in
+        let closed = {
             recorder.entries.contains { if case .close(.clientToServer, _, _) = $0.event { true } else { false } }
         }
-        while !closed() {
+        while true {
             await clock.sleepers(atLeast: 1)
+            await recorder.clientHasRead()
             guard let next = clock.nextDeadline else { continue }
-            let fired = clock.advance(to: min(next, clock.now.advanced(by: longestStep)))
-            // Lets the woken timer act before the next step, so the recording's times are those
-            // of the client's timers; the order above does not depend on it.
-            if !fired.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            if closed() || states.states.last != .connected || recorder.connectAttempts > attemptsBefore { return }
+            clock.advance(to: min(next, clock.now.advanced(by: longestStep)))
         }
     }
 
@@ -194,13 +201,19 @@ private struct Live: Sendable {
         var description: String { message }
     }
 
-    /// Waits for the client to notice a drop, then moves its clock past the reconnect delay.
-    func reconnect(states: NotifierObservation.StateLog) async throws {
-        await states.wait { if case .waitingToReconnect? = $0.last { true } else { false } }
-        guard case .waitingToReconnect(_, let delay)? = states.states.last else { return }
-        if delay > .zero {
-            await clock.sleeper(dueBy: clock.now.advanced(by: delay))
-            clock.advance(by: delay)
+    /// Waits for the client to notice that its connection is gone, then moves its clock to the
+    /// end of the reconnect delay, unless the client has already made its next connect attempt
+    /// (then the delay is over); returns once it is connected again.
+    func reconnect(states: NotifierObservation.StateLog, attemptsBefore: Int) async throws {
+        await states.wait { $0.contains { if case .waitingToReconnect = $0 { true } else { false } } }
+        if case .waitingToReconnect(_, let delay)? = states.states.last, delay > .zero {
+            let due = clock.now.advanced(by: delay)
+            await clock.sleeper(dueBy: due)
+            // Nothing else moves the clock, and the client makes its next attempt only once the
+            // delay is over: with no attempt made yet, the sleeper is the delay's.
+            if recorder.connectAttempts == attemptsBefore {
+                clock.advance(to: min(clock.nextDeadline ?? due, due))
+            }
         }
         await states.wait { $0.last == .connected }
     }
