@@ -19,7 +19,12 @@ public final class FixtureRecorder: WebSocketConnector {
     private struct State {
         var entries: [Fixture.Entry] = []
         var connections = 0
-        var opened: [RecordedConnection] = []
+        /// The connections handed out, held weakly: one the client lets go of stops its pump.
+        var opened: [Weak] = []
+    }
+
+    private struct Weak {
+        weak var connection: RecordedConnection?
     }
 
     private let base: any WebSocketConnector
@@ -49,7 +54,11 @@ public final class FixtureRecorder: WebSocketConnector {
     /// reads it, and a client that reads it after the clock has moved notes a later time for it
     /// (a keep-alive deadline counted from a frame's arrival then differs from the recording's).
     public func clientHasRead() async {
-        for connection in state.withLock(\.opened) { await connection.waitUntilRead() }
+        let connections = state.withLock { state in
+            state.opened.removeAll { $0.connection == nil }
+            return state.opened.compactMap(\.connection)
+        }
+        for connection in connections { await connection.waitUntilRead() }
     }
 
     /// The recording as a fixture.
@@ -70,7 +79,7 @@ public final class FixtureRecorder: WebSocketConnector {
                     connection: number, endpoint: endpoint, protocol: connection.subprotocol,
                     offsetMs: 0, event: event))
             }
-            state.withLock { $0.opened.append(recorded) }
+            state.withLock { $0.opened.append(Weak(connection: recorded)) }
             return recorded
         } catch {
             let failure = error as? SwitchboardError
