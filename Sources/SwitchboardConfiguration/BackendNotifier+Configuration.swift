@@ -4,7 +4,7 @@ import Switchboard
 import SwitchboardCore
 
 /// Following the transport setting through swift-configuration (trait `SwiftConfiguration`).
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension BackendNotifier {
     /// Switches the transport whenever the configuration's transport setting changes, until the
     /// notifier shuts down or the calling task is cancelled.

@@ -19,7 +19,7 @@ import SwitchboardCore
 ///
 /// A value that is present but invalid (an unknown string, or a number, boolean or array) is an
 /// error, never a silent fall-back to the default.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension TransportSelection {
     /// The key the configuration-based resolution reads by default.
     public static let configurationKey: ConfigKey = "switchboard.transport"
