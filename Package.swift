@@ -9,18 +9,20 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "Switchboard",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .visionOS(.v1)],
+    // Only the library and its test support are products: SwiftPM fetches for an app every package
+    // that a product of this one reaches, whether the app uses that product or not. The emulator,
+    // the CLI (`swift run switchboard …` here), the contract tooling and the soak stay targets of
+    // this package, so an app fetches only the engine's dependencies (Scripts/check-consumer.sh
+    // holds that in CI).
     products: [
         .library(name: "Switchboard", targets: ["Switchboard"]),
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
         .library(name: "SwitchboardNIO", targets: ["SwitchboardNIO"]),
-        .library(name: "SwitchboardEmulator", targets: ["SwitchboardEmulator"]),
         .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
         .library(name: "SwitchboardAppSync", targets: ["SwitchboardAppSync"]),
-        .library(name: "SwitchboardContract", targets: ["SwitchboardContract"]),
         .library(name: "SwitchboardSync", targets: ["SwitchboardSync"]),
-        .executable(name: "switchboard", targets: ["switchboard"]),
     ],
     traits: [
         .trait(
@@ -352,6 +354,13 @@ let package = Package(
         ),
     ]
 )
+
+// For the packages of this repository only (Benchmarks/ runs the emulator in-process): with
+// SWITCHBOARD_DEVELOPMENT_PRODUCTS=1 the emulator is a product too. An app never sets it, so it
+// never fetches the emulator's dependencies (Hummingbird, GraphQL, …).
+if Context.environment["SWITCHBOARD_DEVELOPMENT_PRODUCTS"] == "1" {
+    package.products.append(.library(name: "SwitchboardEmulator", targets: ["SwitchboardEmulator"]))
+}
 
 // The libFuzzer targets, declared only for Scripts/fuzz.sh (SWITCHBOARD_FUZZ=1): they link with
 // -sanitize=fuzzer, whose runtime they call, so no other build can link them.

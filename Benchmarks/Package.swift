@@ -2,10 +2,11 @@
 import PackageDescription
 
 // A separate package so that CI and users of Switchboard never build ordo-one/benchmark.
-// Run everything with `Benchmarks/run.sh`; see BENCHMARKS.md at the repository root.
+// Run everything with `Benchmarks/run.sh` (it sets SWITCHBOARD_DEVELOPMENT_PRODUCTS=1, which makes
+// the emulator a product of the root package); see BENCHMARKS.md at the repository root.
 let package = Package(
     name: "SwitchboardBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "Switchboard", path: ".."),
         // Only the malloc interposer: the default RuntimeInterposer trait needs

@@ -11,6 +11,8 @@
 # Everything runs on 127.0.0.1: an in-process emulator and a raw-NIO sender on ephemeral ports.
 set -euo pipefail
 cd "$(dirname "$0")"
+# The in-process emulator is a product of the root package only with this set (Package.swift).
+export SWITCHBOARD_DEVELOPMENT_PRODUCTS=1
 
 report="$(mktemp -t switchboard-bench.XXXXXX)"
 trap 'rm -f "$report"' EXIT
