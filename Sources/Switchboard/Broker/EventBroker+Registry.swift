@@ -90,6 +90,15 @@ struct BrokerState {
 
     /// Records a record as published and returns the subscribers to call now, in call order.
     /// Subscribers still replaying get the record in their replay buffer instead.
+    /// Empties history and dead letters; returns how many records each held.
+    mutating func discardHistory() -> (history: Int, deadLetters: Int) {
+        defer {
+            history = Deque()
+            deadLetters = Deque()
+        }
+        return (history.count, deadLetters.count)
+    }
+
     mutating func accept(_ record: AnyEventRecord, historyCapacity: Int) -> [Subscriber] {
         if historyCapacity > 0 {
             if history.count >= historyCapacity { history.removeFirst(history.count - historyCapacity + 1) }

@@ -110,6 +110,14 @@ public final class EventBroker: Sendable {
         state.withLock { Array($0.deadLetters) }
     }
 
+    /// Drops every record of ``history`` and ``deadLetters`` (a memory warning); new ones are kept
+    /// as before.
+    /// - Returns: How many records each held.
+    @discardableResult
+    public func discardHistory() -> (history: Int, deadLetters: Int) {
+        state.withLock { $0.discardHistory() }
+    }
+
     /// Records a payload that never became an event, for example because it could not be decoded.
     /// - Parameters:
     ///   - payload: The raw payload.

@@ -125,6 +125,10 @@ extension BackendNotifier {
         /// Values delivered live since the checkpoint (two equal events are two deliveries).
         var delivered = Fingerprints()
         var deliveredTotal = 0
+        /// The running catch-up's fetched events that reached consumers, and those skipped as
+        /// already delivered live (for ``DataSyncCompletedEvent``).
+        var fetchedDelivered = 0
+        var fetchedSkipped = 0
         /// AppSync Events: values the running (or last) catch-up delivered, to recognise their
         /// live copies (which carry the same timestamp).
         var caughtUp = Fingerprints()
@@ -223,9 +227,11 @@ extension BackendNotifier {
         case .caughtUp(let loggedAt):
             if catchUpBook.delivered.take(mark) {
                 catchUpBook.deliveredTotal -= 1
+                catchUpBook.fetchedSkipped += 1
                 catchUpMetrics.duplicates.increment()
                 return false
             }
+            catchUpBook.fetchedDelivered += 1
             switch transportKind {
             case .appsync: catchUpBook.caughtUp.add(mark)
             case .graphql: catchUpBook.legacyCopies.fetched(mark.key, stream: stream, loggedAt: loggedAt)
@@ -321,12 +327,14 @@ extension BackendNotifier {
         for await reason in requests {
             guard let (catchUp, since, settle) = await catchUpStarting(reason) else { continue }
             let broker = broker
+            let stopwatch = Stopwatch(catchUp.clock)
+            var attempt = 0
+            broker.publish(DataSyncStartedEvent(reason: "\(reason)"))
             do {
                 if let settle {
                     // Cancelled only when the notifier stops; the catch-up then ends unheard.
                     try? await catchUp.clock.sleep(for: settle)
                 }
-                var attempt = 0
                 while true {
                     do {
                         let summary = try await catchUp.source.catchUp(
@@ -336,7 +344,12 @@ extension BackendNotifier {
                                     processed: progress.processed, total: progress.total, isFinal: progress.isFinal))
                             },
                             deliver: { events in await self.deliverCaughtUp(events) })
-                        await catchUpEnded(.success(summary))
+                        let counts = await catchUpEnded(.success(summary))
+                        broker.publish(DataSyncCompletedEvent(
+                            reason: "\(reason)", fetchedEvents: summary.deliveredEvents, deliveredEvents: counts.delivered,
+                            skippedEvents: counts.skipped, pullRequests: summary.pullRequests,
+                            completedOverStream: summary.completedOverStream, attempts: attempt + 1,
+                            duration: stopwatch.elapsed()))
                         break
                     } catch where attempt < catchUp.retries && Self.isTransient(error) && !Task.isCancelled {
                         // From the checkpoint it saved last: nothing delivered is fetched again.
@@ -347,7 +360,10 @@ extension BackendNotifier {
                     }
                 }
             } catch {
-                await catchUpEnded(.failure(error))
+                _ = await catchUpEnded(.failure(error))
+                guard await lifecycle == .running else { continue }
+                broker.publish(DataSyncFailedEvent(
+                    reason: "\(reason)", error: await asSwitchboardError(error, code: .network), attempts: attempt + 1))
             }
         }
     }
@@ -398,8 +414,12 @@ extension BackendNotifier {
             "switchboard.catchUp.attempt": "\(attempt + 1)", "switchboard.catchUp.delay": "\(delay)"])
     }
 
-    private func catchUpEnded(_ result: Result<SyncSummary, any Error>) {
-        guard lifecycle == .running else { return }
+    /// Ends the running catch-up; returns how many fetched events it delivered and skipped.
+    private func catchUpEnded(_ result: Result<SyncSummary, any Error>) -> (delivered: Int, skipped: Int) {
+        let counts = (catchUpBook.fetchedDelivered, catchUpBook.fetchedSkipped)
+        catchUpBook.fetchedDelivered = 0
+        catchUpBook.fetchedSkipped = 0
+        guard lifecycle == .running else { return counts }
         catchUpBook.inFlight = false
         switch result {
         case .success(let summary):
@@ -414,6 +434,12 @@ extension BackendNotifier {
             report(asSwitchboardError(error, code: .network))
         }
         catchUpBook.running = false
+        releaseAfterCatchUp()
+        return counts
+    }
+
+    /// Starts the next catch-up of a chain, or releases the held events.
+    private func releaseAfterCatchUp() {
         if let again = catchUpBook.again {
             // Another gap opened while this one was being filled: the held events may follow a
             // hole only the next catch-up fills, so they stay held until it has.
@@ -447,6 +473,9 @@ struct Fingerprints {
     private var entries: [String: [Date?]] = [:]
 
     mutating func add(_ mark: Fingerprint) { entries[mark.key, default: []].append(mark.timestamp) }
+
+    /// How many fingerprints it holds.
+    var count: Int { entries.values.reduce(0) { $0 + $1.count } }
 
     /// Removes one entry that matches `mark`; false when none does.
     mutating func take(_ mark: Fingerprint) -> Bool {

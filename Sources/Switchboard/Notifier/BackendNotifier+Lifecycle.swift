@@ -16,20 +16,29 @@ extension BackendNotifier {
             guard identity != nil else { return }
             logger.debug("signed out: disconnecting")
             identity = nil
+            tokenProvider.withLock { $0 = nil }
             pendingGap = nil
             connectionResetRequested = true
             forgetUser()
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
+            tokenProvider.withLock { $0 = next.tokens }
             if let current = identity, current.userId == next.userId, current.orgId == next.orgId {
-                // The same user signed in again, typically with a fresh token after
-                // `sessionExpired`. The channels stay the same, so the subscriptions are
-                // kept; the transport reconnects with the new identity (its token provider).
-                logger.debug("signed in again: reconnecting", metadata: ["switchboard.user": "\(next.userId)"])
+                // The same user again, as an auth layer sends on every token refresh: the
+                // channels are the same and the transport reads tokens through `tokenProvider`,
+                // so the next connect or subscribe uses the new one without a reconnect. Only a
+                // transport that stopped (`sessionExpired`, given up) connects again.
                 identity = next
                 reportedPlanFailures.removeAll()
-                transport.connect(as: next)
+                if case .disconnected = connectionState {
+                    logger.debug("signed in again: connecting", metadata: ["switchboard.user": "\(next.userId)"])
+                    connectIfActive()
+                } else {
+                    // Connecting, connected or waiting to reconnect (or idle: the transport's
+                    // report of a connect just asked for may still be on its way).
+                    logger.debug("signed in again: keeping the connection", metadata: ["switchboard.user": "\(next.userId)"])
+                }
                 reconcile()
                 return
             }
@@ -44,7 +53,7 @@ extension BackendNotifier {
             }
             identity = next
             reportedPlanFailures.removeAll()
-            transport.connect(as: next)
+            connectIfActive()
             reconcile()
         }
     }
@@ -57,10 +66,12 @@ extension BackendNotifier {
         case .signedOut:
             logger.debug("signed out during a switch of transport")
             identity = nil
+            tokenProvider.withLock { $0 = nil }
             pendingGap = nil
             setConnectionState(.idle, transport: transportKind)
         case .signedIn(let next):
             logger.debug("signed in during a switch of transport", metadata: ["switchboard.user": "\(next.userId)"])
+            tokenProvider.withLock { $0 = next.tokens }
             if identity == nil, let pendingSwitch {
                 setConnectionState(.connecting(attempt: 1), transport: pendingSwitch.next.kind)
             }

@@ -170,8 +170,9 @@ extension BackendNotifier {
         }
         activate(pending.next, from: pending.from, selection: pending.selection, staleEvents: pending.staleEvents)
         slotContinuation.yield(TransportSlot(generation: generation, transport: pending.next))
-        if let identity {
-            pending.next.connect(as: identity)
+        if identity != nil {
+            // Suspended or offline, the new transport connects at `resume()` or when the path returns.
+            if !connectIfActive() { setConnectionState(.idle, transport: pending.next.kind) }
             reconcile()
         } else {
             setConnectionState(.idle, transport: pending.next.kind)

@@ -42,19 +42,31 @@ public actor BackendNotifier {
         /// buffer drops is counted in `switchboard.notifier.consumer_dropped` (dimension `stream`),
         /// and each overflow is logged and published as a ``ConsumerOverflowEvent``.
         public var bufferingPolicy: EventStreamBufferingPolicy
+        /// Where network path changes come from; none by default. See ``NetworkPathMonitor``.
+        public var networkPaths: (any NetworkPathMonitor)?
+        /// How long a connection check (after a network change, or ``BackendNotifier/resume()``
+        /// without a ``BackendNotifier/suspend()`` before it) waits for the server's answer before
+        /// it replaces the connection; 2 seconds by default.
+        public var connectionCheckTimeout: Duration
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - namespace: The AppSync Events channel namespace.
         ///   - catchUp: Catching up after gaps; off by default.
         ///   - bufferingPolicy: How each consumer stream buffers; the newest 10,000 by default.
+        ///   - networkPaths: Where network path changes come from; none by default.
+        ///   - connectionCheckTimeout: How long a connection check waits for an answer; 2 s by default.
         public init(
             namespace: String = "vortex-app", catchUp: CatchUp? = nil,
-            bufferingPolicy: EventStreamBufferingPolicy = .standard
+            bufferingPolicy: EventStreamBufferingPolicy = .standard,
+            networkPaths: (any NetworkPathMonitor)? = nil,
+            connectionCheckTimeout: Duration = .seconds(2)
         ) {
             self.namespace = namespace
             self.catchUp = catchUp
             self.bufferingPolicy = bufferingPolicy
+            self.networkPaths = networkPaths
+            self.connectionCheckTimeout = connectionCheckTimeout
         }
     }
 
@@ -72,6 +84,8 @@ public actor BackendNotifier {
         case observerEnded(Int)
         /// A caller of `switchTransport(to:)` was cancelled while waiting.
         case switchWaitCancelled(Int)
+        /// The network path monitor reported a path.
+        case networkPath(NetworkPath)
     }
 
     /// A transport for the driver task to run, with the generation that tags its events.
@@ -123,7 +137,17 @@ public actor BackendNotifier {
     let decoder = JSONDecoder()
 
     var lifecycle = Lifecycle.idle
+    /// The signed-in identity, as the session gave it. Transports get ``transportIdentity(for:)``.
     var identity: TransportIdentity?
+    /// The signed-in session's token provider, which the identity transports connect with reads
+    /// at every request, so a new provider for the same user takes effect without a reconnect.
+    let tokenProvider = LockedValue<TokenProvider?>(nil)
+    /// The app is in the background (``suspend()``): no connection until ``resume()``.
+    var suspended = false
+    /// The last network path reported, if a monitor is set.
+    var networkPath: NetworkPath?
+    /// The network path is gone: no connection until it returns.
+    var pathLost = false
     var consumers: [Int: Consumer] = [:]
     var nextConsumerID = 0
     var table = SubscriptionTable()
@@ -276,6 +300,11 @@ public actor BackendNotifier {
             group.addTask {
                 for await session in sessions { inputs.yield(.session(session)) }
             }
+            if let monitor = configuration.networkPaths {
+                group.addTask {
+                    for await path in monitor.paths() { inputs.yield(.networkPath(path)) }
+                }
+            }
             for await input in self.inputs {
                 if case .transportFinished(let finished, let error) = input, finished == generation, pendingSwitch == nil {
                     if let error { logger.debug("transport ended", metadata: ["switchboard.error": "\(error)"]) }
@@ -362,6 +391,8 @@ public actor BackendNotifier {
             if let pendingSwitch, finished == pendingSwitch.retiringGeneration { completeSwitch(previousError: error) }
         case .switchWaitCancelled(let id):
             switchWaiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+        case .networkPath(let path):
+            apply(path)
         }
     }
 }

@@ -1,0 +1,129 @@
+import SwitchboardCore
+
+/// What the device's network path looks like: whether it can reach anything, and over which
+/// interfaces. Build it from whatever your platform reports (`NWPathMonitor` on Apple platforms)
+/// and hand it to ``BackendNotifier`` through a ``NetworkPathMonitor``.
+public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the path can carry traffic.
+    public enum Status: Sendable, Hashable {
+        /// The path can carry traffic.
+        case satisfied
+        /// No usable path: traffic cannot leave the device.
+        case unsatisfied
+    }
+
+    /// A kind of network interface.
+    public struct Interface: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: String
+        /// Creates an interface kind.
+        /// - Parameter rawValue: Its name, such as `wifi`.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Wi-Fi.
+        public static let wifi = Interface(rawValue: "wifi")
+        /// Cellular data.
+        public static let cellular = Interface(rawValue: "cellular")
+        /// Wired Ethernet.
+        public static let wiredEthernet = Interface(rawValue: "wiredEthernet")
+        /// Loopback.
+        public static let loopback = Interface(rawValue: "loopback")
+        /// Any other interface (a VPN, a tether, …).
+        public static let other = Interface(rawValue: "other")
+
+        public var description: String { rawValue }
+    }
+
+    /// Whether the path can carry traffic.
+    public var status: Status
+    /// The interfaces the path uses, the preferred one first.
+    public var interfaces: [Interface]
+    /// Whether the path is expensive (cellular, a personal hotspot).
+    public var isExpensive: Bool
+
+    /// Creates a path.
+    /// - Parameters:
+    ///   - status: Whether the path can carry traffic.
+    ///   - interfaces: The interfaces it uses, the preferred one first.
+    ///   - isExpensive: Whether it is expensive; false by default.
+    public init(status: Status, interfaces: [Interface] = [], isExpensive: Bool = false) {
+        self.status = status
+        self.interfaces = interfaces
+        self.isExpensive = isExpensive
+    }
+
+    /// A usable path over the given interfaces.
+    public static func satisfied(_ interfaces: Interface...) -> NetworkPath {
+        NetworkPath(status: .satisfied, interfaces: interfaces)
+    }
+
+    /// No usable path.
+    public static let unsatisfied = NetworkPath(status: .unsatisfied)
+
+    /// Whether the path can carry traffic.
+    public var isSatisfied: Bool { status == .satisfied }
+
+    public var description: String {
+        isSatisfied ? "satisfied(\(interfaces.map(\.rawValue).joined(separator: ",")))" : "unsatisfied"
+    }
+}
+
+/// Where ``BackendNotifier`` learns about network path changes: set one in
+/// ``BackendNotifier/Configuration/networkPaths``.
+///
+/// On a lost path the notifier closes its connection instead of waiting on a dead socket, and
+/// makes no attempt until the path returns; when it returns it connects at once. When the path
+/// changes interface (Wi-Fi to cellular), it checks the connection at once (a ping answered
+/// within ``BackendNotifier/Configuration/connectionCheckTimeout``, else a new connection)
+/// instead of waiting out the keep-alive window. ``NetworkPathSource`` is a monitor your code
+/// feeds; `ScriptedNetworkPaths` in SwitchboardTesting is one a test drives.
+public protocol NetworkPathMonitor: Sendable {
+    /// A new sequence of path states: the current one first (when known), then every change.
+    /// The notifier calls it once per ``BackendNotifier/run()``.
+    func paths() -> AsyncStream<NetworkPath>
+}
+
+/// A ``NetworkPathMonitor`` that your code feeds, for example from `NWPathMonitor`'s update
+/// handler. Every sequence it hands out sees the current path first, then each update.
+public final class NetworkPathSource: NetworkPathMonitor {
+    private struct State {
+        var current: NetworkPath?
+        var observers: [Int: AsyncStream<NetworkPath>.Continuation] = [:]
+        var nextObserver = 0
+    }
+
+    private let state: LockedValue<State>
+
+    /// Creates a source.
+    /// - Parameter initial: The path at start, if known.
+    public init(_ initial: NetworkPath? = nil) {
+        state = LockedValue(State(current: initial))
+    }
+
+    /// The last path reported, if any.
+    public var current: NetworkPath? { state.withLock { $0.current } }
+
+    /// Reports the current path; a repeat of the current path is not passed on.
+    /// - Parameter path: The path now.
+    public func update(_ path: NetworkPath) {
+        state.withLock { state in
+            guard state.current != path else { return }
+            state.current = path
+            for observer in state.observers.values { observer.yield(path) }
+        }
+    }
+
+    public func paths() -> AsyncStream<NetworkPath> {
+        let (stream, continuation) = AsyncStream<NetworkPath>.makeStream()
+        let id = state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = continuation
+            if let current = state.current { continuation.yield(current) }
+            return id
+        }
+        continuation.onTermination = { [state] _ in
+            _ = state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+}
