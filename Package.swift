@@ -352,6 +352,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Examples/ViewModel: a platform-neutral view model over `any BackendNotifying`, and its
+        // tests driven by SwitchboardTesting's MockNotifier. Not products of the package.
+        .target(
+            name: "ExampleViewModel",
+            dependencies: ["Switchboard"],
+            path: "Examples/ViewModel",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExampleViewModelTests",
+            dependencies: ["ExampleViewModel", "Switchboard", "SwitchboardTesting"],
+            path: "Examples/ViewModelTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )
 

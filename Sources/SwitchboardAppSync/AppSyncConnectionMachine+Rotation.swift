@@ -50,7 +50,7 @@ extension AppSyncConnectionMachine {
     mutating func replacementTimers(at now: Instant) -> [Action] {
         switch candidate?.stage {
         case .awaitingAck(let deadline)? where now >= deadline:
-            return abandonReplacement(SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)"), at: now)
+            return abandonReplacement(SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(ackTimeout.secondsDescription)"), at: now)
         case .subscribing(_, let deadline)? where now >= deadline:
             return abandonReplacement(SwitchboardError(code: .timeout, message: "the subscriptions were not all answered within \(replacementSubscribeTimeout)"), at: now)
         default:

@@ -308,10 +308,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         var actions: [Action]
         switch phase {
         case .awaitingAck(_, let deadline) where now >= deadline:
-            let error = SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)")
+            let error = SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(ackTimeout.secondsDescription)")
             actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .connected(let keepAlive, let deadline) where now >= deadline:
-            let error = SwitchboardError(code: .timeout, message: "no frame from the server within the keep-alive timeout of \(keepAlive)")
+            let error = SwitchboardError.connectionTimeout(.keepAlive, "no frame from the server within \(keepAlive.secondsDescription)")
             actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .waiting(let attempt, let until) where now >= until:
             actions = startConnecting(attempt: attempt, reason: .connect)

@@ -232,7 +232,7 @@ extension AppSyncEventsTransport {
             inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
                 code: .network, message: "\(error)", cause: error), authorization: error.isAuthorizationFailure))
         } catch let error as SwitchboardError {
-            inputContinuation.yield(.openFailed(generation: generation, error, authorization: false))
+            inputContinuation.yield(.openFailed(generation: generation, .connectFailure(error), authorization: false))
         } catch {
             inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
                 code: .network, message: "connecting failed", cause: SendableErrorBox(error)), authorization: false))

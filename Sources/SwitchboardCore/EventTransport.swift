@@ -31,7 +31,10 @@
 /// - ``disconnect()`` closes the connection and cancels any pending reconnect.
 ///
 /// Errors reported through ``events``: ``SwitchboardError/Code/sessionExpired``,
-/// ``SwitchboardError/Code/network``, ``SwitchboardError/Code/timeout``,
+/// ``SwitchboardError/Code/network`` (also for the connection-level deadlines: connect,
+/// connection acknowledgement, keep-alive, named in the message as `connect timeout:`,
+/// `connection-ack timeout:`, `keep-alive timeout:`), ``SwitchboardError/Code/timeout`` (request-level
+/// waits only, such as a publish),
 /// ``SwitchboardError/Code/subscriptionRejected``, ``SwitchboardError/Code/protocolViolation``.
 /// ``subscribe(_:)`` throws ``SwitchboardError/Code/invalidChannel`` for a target that breaks the
 /// naming rules, ``SwitchboardError/Code/invalidConfiguration`` for a target of the other

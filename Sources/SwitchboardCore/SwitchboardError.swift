@@ -6,8 +6,8 @@
 /// | code | when |
 /// |---|---|
 /// | ``Code/sessionExpired`` | the server rejected the credentials, also after one token refresh |
-/// | ``Code/network`` | the socket failed, closed unexpectedly or could not connect |
-/// | ``Code/timeout`` | a connect, handshake, acknowledgement or keep-alive deadline passed |
+/// | ``Code/network`` | the socket failed, closed unexpectedly or could not connect, or a connection-level deadline passed (connect, connection acknowledgement, keep-alive); the message names it, such as `keep-alive timeout: no frame from the server within 300 s` |
+/// | ``Code/timeout`` | a request-level wait ran out: a publish's answer, a catch-up's progress, the acknowledgement of a subscription the catch-up waits for |
 /// | ``Code/subscriptionRejected`` | the server refused one subscription; others are unaffected |
 /// | ``Code/publishRejected`` | the server refused a publish, in whole or in part |
 /// | ``Code/protocolViolation`` | a frame broke the wire protocol (malformed JSON, unknown type, bad field) |
@@ -39,9 +39,12 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
 
         /// Authentication failed and could not be recovered by refreshing the token once.
         public static let sessionExpired = Code(.sessionExpired)
-        /// A socket failure: connect refused, connection reset, unexpected close.
+        /// A socket failure: connect refused, connection reset, unexpected close; or a
+        /// connection-level deadline passed, named at the start of the message: `connect timeout`
+        /// (socket or WebSocket upgrade), `connection-ack timeout`, `keep-alive timeout`.
         public static let network = Code(.network)
-        /// A deadline passed: connect, handshake, acknowledgement or keep-alive.
+        /// A request-level wait ran out: a publish's answer, a catch-up (sync) that went silent,
+        /// the acknowledgement of a subscription. Connection-level deadlines are ``network``.
         public static let timeout = Code(.timeout)
         /// The server rejected a subscription; the message carries the server's words.
         public static let subscriptionRejected = Code(.subscriptionRejected)

@@ -173,7 +173,9 @@ public protocol WebSocketConnector: Sendable {
     /// - Throws: ``WebSocketHandshakeError`` when the server answers with anything but `101` (its
     ///   ``WebSocketHandshakeError/isAuthorizationFailure`` is true for 401/403, which transports
     ///   treat as a refused token) or chooses no offered subprotocol; ``SwitchboardError`` with
-    ///   ``SwitchboardError/Code/network`` (refused, reset, TLS failure) or
-    ///   ``SwitchboardError/Code/timeout`` (connect or upgrade deadline).
+    ///   ``SwitchboardError/Code/network`` (refused, reset, TLS failure, and the connect or
+    ///   upgrade deadline, with a message starting `connect timeout:`). A
+    ///   ``SwitchboardError/Code/timeout`` from an older connector is reported by the transports
+    ///   as a `network` connect timeout.
     func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection
 }

@@ -157,7 +157,7 @@ extension GraphQLConnectionStateMachine {
         if let armed = armedTimer, armed <= now { armedTimer = nil }
         switch phase {
         case .awaitingAck(_, _, let deadline) where deadline <= now:
-            let error = SwitchboardError(code: .timeout, message: "no connection_ack within \(settings.ackTimeout)")
+            let error = SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(settings.ackTimeout.secondsDescription)")
             return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
         case .awaitingAck(_, _, let deadline):
             return arm(deadline)
@@ -168,11 +168,12 @@ extension GraphQLConnectionStateMachine {
             return arm(until)
         case .connected(let generation, var liveness):
             if let deadline = liveness.keepAliveDeadline, deadline <= now {
-                let error = SwitchboardError(code: .timeout, message: "no keep-alive within \(liveness.keepAliveWindow ?? settings.keepAliveTimeout)")
+                let error = SwitchboardError.connectionTimeout(
+                    .keepAlive, "no keep-alive within \((liveness.keepAliveWindow ?? settings.keepAliveTimeout).secondsDescription)")
                 return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
             }
             if let deadline = liveness.pongDeadline, deadline <= now {
-                let error = SwitchboardError(code: .timeout, message: "no pong within \(settings.pongTimeout)")
+                let error = SwitchboardError.connectionTimeout(.keepAlive, "no pong within \(settings.pongTimeout.secondsDescription)")
                 return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
             }
             var actions: [Action] = []

@@ -23,7 +23,12 @@ extension GraphQLTransport {
                 do {
                     let token = try await identity.tokens.token(for: reason)
                     let request = try configuration.request(token: token)
-                    let socket = try await connector.connect(request)
+                    let socket: any WebSocketConnection
+                    do {
+                        socket = try await connector.connect(request)
+                    } catch {
+                        throw SwitchboardError.connectFailure(error)
+                    }
                     inputs.yield(.opened(generation: generation, connection: socket, token: token))
                 } catch {
                     inputs.yield(.openFailed(generation: generation, error: error))

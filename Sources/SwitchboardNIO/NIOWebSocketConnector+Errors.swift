@@ -9,15 +9,13 @@ extension NIOWebSocketConnector {
     static func connectError(_ error: any Error, target: WebSocketTarget, timeout: Duration) -> SwitchboardError {
         if let error = error as? SwitchboardError { return error }
         if case .connectTimeout? = error as? ChannelError {
-            return SwitchboardError(
-                code: .timeout, message: "connecting to \(target.endpoint) took longer than \(timeout)", cause: error)
+            return .connectionTimeout(.connect, "connecting to \(target.endpoint) took longer than \(timeout.secondsDescription)", cause: error)
         }
         if let error = error as? NIOConnectionError, error.connectionErrors.contains(where: {
             if case .connectTimeout? = $0.error as? ChannelError { return true }
             return false
         }) {
-            return SwitchboardError(
-                code: .timeout, message: "connecting to \(target.endpoint) took longer than \(timeout)", cause: error)
+            return .connectionTimeout(.connect, "connecting to \(target.endpoint) took longer than \(timeout.secondsDescription)", cause: error)
         }
         return SwitchboardError(code: .network, message: "cannot connect to \(target.endpoint)", cause: error)
     }

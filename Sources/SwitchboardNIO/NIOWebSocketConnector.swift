@@ -69,9 +69,9 @@ public struct NIOWebSocketConnector: WebSocketConnector {
         do {
             handshake = try await withDeadline(
                 configuration.upgradeTimeout, on: configuration.clock,
-                timeoutError: SwitchboardError(
-                    code: .timeout,
-                    message: "the WebSocket upgrade with \(target.endpoint) took longer than \(configuration.upgradeTimeout)"),
+                timeoutError: .connectionTimeout(
+                    .connect,
+                    "the WebSocket upgrade with \(target.endpoint) took longer than \(configuration.upgradeTimeout.secondsDescription)"),
                 onTimeout: { channel.close(promise: nil) }
             ) {
                 switch try await upgrade.get() {

@@ -104,7 +104,7 @@ enum Scenarios {
         ticker.cancel()
         // The watchdog noticed it (not, say, a socket failure).
         let error = await errors.next()
-        #expect(error?.code == .timeout, "\(String(describing: error))")
+        #expect(error?.code == .network && error?.message.hasPrefix("keep-alive timeout:") == true, "\(String(describing: error))")
         h.emulator.resetFaults()
         while let state = await states.next() {
             if state == .connected { break }

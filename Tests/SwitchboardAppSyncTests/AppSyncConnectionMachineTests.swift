@@ -61,6 +61,7 @@ struct AppSyncConnectionMachineTests {
         #expect(machine.timerFired(at: at(4.9), random: &random).isEmpty)
         let actions = machine.timerFired(at: at(5), random: &random)
         #expect(actions.first == .close(generation: 2, code: .goingAway))
+        #expect(actions.contains(.emit(.error(SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 5 s")))))
         #expect(actions.last == .emit(.connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(2)))), "the second attempt comes next")
         #expect(machine.timerFired(at: at(6.9), random: &random).isEmpty)
         #expect(machine.timerFired(at: at(7), random: &random) == [
@@ -78,7 +79,7 @@ struct AppSyncConnectionMachineTests {
         #expect(machine.timerFired(at: at(27.9), random: &random).isEmpty)
         let actions = machine.timerFired(at: at(28), random: &random)
         #expect(actions.first == .close(generation: machine.generation, code: .goingAway))
-        #expect(actions.contains { if case .emit(.error(let error)) = $0 { error.code == .timeout } else { false } })
+        #expect(actions.contains(.emit(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 10 s")))))
     }
 
     @Test("after a reconnect every live subscription is sent again with a fresh id")

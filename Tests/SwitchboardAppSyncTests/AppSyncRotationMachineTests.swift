@@ -154,6 +154,9 @@ struct AppSyncRotationMachineTests {
         _ = machine.opened(generation: second, at: at(hour + 60))
         let late = machine.timerFired(at: at(hour + 65), random: &random)
         #expect(late.first == .close(generation: second, code: .normalClosure))
+        let lateError: SwitchboardError? = late.lazy.compactMap { if case .emit(.error(let error)) = $0 { error } else { nil } }.first
+        #expect(lateError?.code == .network)
+        #expect((lateError?.cause as? SwitchboardError)?.message == "connection-ack timeout: no connection_ack within 5 s")
         #expect(machine.generation == current)
     }
 

@@ -85,4 +85,60 @@ struct AppSyncTransportTests {
         try await transport.run()
         #expect(throws: SwitchboardError.self) { try transport.subscribe(SubscriptionRequest(key: "k", target: .channel("ns/a"))) }
     }
+
+    @Test("connection-level timeouts reach the owner as network errors naming the deadline: connect, connection-ack, keep-alive")
+    func connectionTimeouts() async throws {
+        let clock = ManualClock()
+        let connector = ScriptedWebSocketConnector()
+        let transport = AppSyncEventsTransport(
+            configuration: .init(
+                realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
+                authorization: .apiKey("k"), reconnectPolicy: .fixedDelay(.seconds(1)), clock: clock),
+            connector: connector)
+        async let running: Void = transport.run()
+        var events = transport.events.makeAsyncIterator()
+        /// The errors reported until the transport waits to reconnect.
+        func errorsUntilWaiting() async -> [SwitchboardError] {
+            var errors: [SwitchboardError] = []
+            while let event = await events.next() {
+                if case .error(let error) = event { errors.append(error) }
+                if case .connectionStateChanged(.waitingToReconnect) = event { break }
+            }
+            return errors
+        }
+
+        // An older connector's connect timeout.
+        connector.failNextConnect(with: SwitchboardError(code: .timeout, message: "connecting to abc:443 took longer than 10 s"))
+        transport.connect(as: TransportIdentity(userId: "u1", orgId: "o1", tokens: .constant("t")))
+        #expect(await errorsUntilWaiting() == [
+            SwitchboardError(code: .network, message: "connect timeout: connecting to abc:443 took longer than 10 s")])
+        #expect(await connector.nextAttempt()?.connection == nil, "the failed attempt")
+
+        // The next socket opens but is never acknowledged.
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        let silent = try #require(await connector.nextAttempt()?.connection)
+        #expect(await silent.nextSentText() == #"{"type":"connection_init"}"#)
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(10))
+        #expect(await errorsUntilWaiting() == [
+            SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 10 s")])
+
+        // The third is acknowledged with a 300 s keep-alive window, then goes silent.
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        let stalled = try #require(await connector.nextAttempt()?.connection)
+        #expect(await stalled.nextSentText() == #"{"type":"connection_init"}"#)
+        stalled.serverSends(text: #"{"type":"connection_ack","connectionTimeoutMs":300000}"#)
+        while let event = await events.next(), event != .connectionStateChanged(.connected) {}
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(300))
+        let keepAlive = await errorsUntilWaiting()
+        #expect(keepAlive.map(\.code) == [.network])
+        #expect(keepAlive.first?.message == "keep-alive timeout: no frame from the server within 300 s")
+
+        transport.shutDown()
+        try await running
+    }
 }
+

@@ -53,7 +53,8 @@ struct GraphQLStateMachineTests {
         let dead = machine.timerFired(now: .seconds(150), random: &random)
         #expect(dead.contains(.close(generation: 1, code: .normalClosure, reason: "connection abandoned")))
         #expect(dead.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(2))))))
-        #expect(dead.contains { if case .report(.error(let e)) = $0 { e.code == .timeout } else { false } })
+        // A connection-level deadline: reported as network, named in the message.
+        #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no keep-alive within 30 s")))))
     }
 
     @Test("AppSync ka deadline comes from connectionTimeoutMs")
@@ -77,6 +78,7 @@ struct GraphQLStateMachineTests {
         #expect(machine.timerFired(now: .seconds(30), random: &random).contains(.send(generation: 1, .ping)))
         let dead = machine.timerFired(now: .seconds(35), random: &random)
         #expect(dead.contains(.close(generation: 1, code: WebSocketCloseCode(4499), reason: "connection abandoned")))
+        #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no pong within 5 s")))))
     }
 
     @Test("close-code table for graphql-transport-ws", arguments: [
@@ -184,14 +186,14 @@ struct GraphQLStateMachineTests {
 struct GraphQLStateMachineTimeoutTests {
     var random = SeededRandomNumberGenerator(seed: 5)
 
-    @Test("no ack within the ack timeout: close, timeout error, reconnect per policy; an early timer does nothing")
+    @Test("no ack within the ack timeout: close, a network error naming the connection-ack timeout, reconnect per policy; an early timer does nothing")
     mutating func ackTimeout() {
         var machine = Machine.make(.graphQLTransportWS)
         _ = machine.connectRequested()
         _ = machine.opened(generation: 1, token: "t", now: .seconds(1))
         #expect(machine.timerFired(now: .seconds(10), random: &random).isEmpty)
         let timedOut = machine.timerFired(now: .seconds(11), random: &random)
-        #expect(timedOut.contains { if case .report(.error(let e)) = $0 { e.code == .timeout } else { false } })
+        #expect(timedOut.contains(.report(.error(SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 10 s")))))
         #expect(timedOut.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(2))))))
         #expect(machine.timerFired(now: .seconds(13), random: &random)
             == [.report(.connectionStateChanged(.connecting(attempt: 2))), .open(generation: 2, tokenReason: .connect)])

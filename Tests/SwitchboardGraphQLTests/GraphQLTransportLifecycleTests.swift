@@ -84,7 +84,7 @@ struct GraphQLTransportLifecycleTests {
             #expect(try h.json(await socket.nextSentText()) == .object(["type": .string("ping")]))
             await h.clock.sleepers(atLeast: 1)
             h.clock.advance(to: ManualClock.Instant(offset: .seconds(25)))
-            await h.log.wait { if case .error(let e) = $0 { e.code == .timeout } else { false } }
+            await h.log.wait { if case .error(let e) = $0 { e.code == .network && e.message.hasPrefix("keep-alive timeout: no pong within") } else { false } }
             #expect(socket.state.clientClose?.code == WebSocketCloseCode(4499))
         }
     }
@@ -100,6 +100,33 @@ struct GraphQLTransportLifecycleTests {
             socket.fail()
             await h.log.wait { $0 == .connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(1))) }
             #expect(h.log.events.contains { if case .error(let e) = $0 { e.code == .network } else { false } })
+        }
+    }
+
+    @Test("a connector's connect timeout (older connectors throw timeout) is reported as network, named connect timeout, and retried")
+    func connectTimeout() async throws {
+        try await TransportHarness.run(.graphQLWS) { h in
+            h.connector.failNextConnect(with: SwitchboardError(code: .timeout, message: "connecting to example.test:443 took longer than 10 s"))
+            h.transport.connect(as: TransportHarness.identity)
+            await h.log.wait { $0 == .connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(1))) }
+            let errors = h.log.events.compactMap { if case .error(let e) = $0 { e } else { nil } }
+            #expect(errors == [SwitchboardError(code: .network, message: "connect timeout: connecting to example.test:443 took longer than 10 s")])
+            #expect(errors.first?.code == .network)
+        }
+    }
+
+    @Test("graphql-ws: no connection_ack in time is reported as network, named connection-ack timeout")
+    func ackTimeoutReported() async throws {
+        try await TransportHarness.run(.graphQLWS) { h in
+            h.transport.connect(as: TransportHarness.identity)
+            let socket = try #require(await h.connector.nextAttempt()?.connection)
+            _ = await socket.nextSentText()
+            await h.clock.sleepers(atLeast: 1)
+            h.clock.advance(by: .seconds(10))
+            await h.log.wait { $0 == .connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(1))) }
+            let errors = h.log.events.compactMap { if case .error(let e) = $0 { e } else { nil } }
+            #expect(errors.map(\.code) == [.network])
+            #expect(errors.first?.message == "connection-ack timeout: no connection_ack within 10 s")
         }
     }
 }

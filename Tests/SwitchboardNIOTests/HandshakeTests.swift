@@ -140,7 +140,9 @@ struct HandshakeTests {
             #expect(clock.sleeperCount == 1, "9 of 10 seconds: still waiting")
             clock.advance(by: .seconds(1))
             let error = try #require(await outcome as? SwitchboardError)
-            #expect(error.code == .timeout)
+            #expect(error.code == .network)
+            #expect(error.message.hasPrefix("connect timeout: the WebSocket upgrade with "), "\(error.message)")
+            #expect(error.message.hasSuffix(" took longer than 10 s"), "\(error.message)")
             var closed = server.closedConnections.makeAsyncIterator()
             #expect(await closed.next() != nil, "the timed-out socket was closed")
         }

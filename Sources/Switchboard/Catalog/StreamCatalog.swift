@@ -87,6 +87,11 @@ package enum StreamCatalog {
         return descriptor
     }
 
+    /// The descriptor of the stream that yields `type`, nil for a type that no stream yields.
+    package static func descriptor(forType type: any SwitchboardEvent.Type) -> StreamDescriptor? {
+        byType[ObjectIdentifier(type)]
+    }
+
     /// The AppSync channel of a stream (or of a family wildcard) for one user.
     package static func channel(_ relative: String, namespace: String, userId: String) -> String {
         "\(namespace)/user/\(userId)/\(relative)"

@@ -39,6 +39,14 @@ package struct SubscriptionTable: Sendable {
     /// arrive live, so a catch-up reads the backend's log only once this holds.
     package var isSettled: Bool { entries.values.allSatisfy { $0.retiring || $0.established } }
 
+    /// The streams an acknowledged subscription serves on this connection (one being replaced
+    /// included, as it still delivers).
+    package var establishedStreams: Set<StreamID> {
+        entries.values.reduce(into: Set<StreamID>()) { streams, entry in
+            if entry.established { streams.formUnion(entry.serves) }
+        }
+    }
+
     /// Moves towards `plan`.
     package mutating func apply(_ plan: [SubscriptionKey: PlannedSubscription]) -> [Command] {
         var commands: [Command] = []

@@ -120,6 +120,7 @@ extension BackendNotifier {
             return
         }
         metrics.delivered.increment()
+        recordDelivery(on: descriptor.id, receivedAt: envelope.receivedAt)
         broker.publish(value, metadata: metadata)
     }
 

@@ -169,6 +169,9 @@ extension BackendNotifier {
         logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
         for observer in stateObservers.values { observer.yield(state) }
         broker.publish(ConnectionStateChangedEvent(state: state, transport: kind))
+        // A stream is established only while connected; a switch of transport changes the
+        // state outside the input loop.
+        publishStreamStatuses()
     }
 
     func report(_ error: SwitchboardError, stream: StreamID? = nil) {

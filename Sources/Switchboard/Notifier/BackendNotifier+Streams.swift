@@ -117,6 +117,7 @@ extension BackendNotifier {
             inputs.yield(.consumerEnded(id))
         }
         reconcile()
+        publishStreamStatuses()
         return stream
     }
 }

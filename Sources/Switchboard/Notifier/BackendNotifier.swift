@@ -155,6 +155,7 @@ public actor BackendNotifier {
     var connectionState = ConnectionState.idle
     var stateObservers: [Int: BufferedContinuation<ConnectionState>] = [:]
     var errorObservers: [Int: BufferedContinuation<SwitchboardError>] = [:]
+    var statusBook = StatusBook()
     var catchUpBook = CatchUpBook()
     let catchUpReasons: AsyncStream<CatchUpReason>
     let catchUpRequests: AsyncStream<CatchUpReason>.Continuation
@@ -311,6 +312,8 @@ public actor BackendNotifier {
                     break
                 }
                 handle(input)
+                // An event changes only its stream's last event time, which delivery publishes.
+                if case .transport(.received, _, _) = input {} else { publishStreamStatuses() }
             }
             group.cancelAll()
         }
@@ -370,6 +373,7 @@ public actor BackendNotifier {
         for observer in errorObservers.values { observer.finish() }
         stateObservers.removeAll()
         errorObservers.removeAll()
+        finishStatusObservers()
     }
 
     func handle(_ input: Input) {
@@ -387,6 +391,7 @@ public actor BackendNotifier {
         case .observerEnded(let id):
             stateObservers[id] = nil
             errorObservers[id] = nil
+            statusBook.observers[id] = nil
         case .transportFinished(let finished, let error):
             if let pendingSwitch, finished == pendingSwitch.retiringGeneration { completeSwitch(previousError: error) }
         case .switchWaitCancelled(let id):
