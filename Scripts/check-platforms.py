@@ -6,6 +6,8 @@
    such a graph on macOS; on Linux it says nothing.
 2. No declaration that the package's non-test targets reference has an Apple availability above
    the floor, unless the use is inside `if #available` / `guard #available` or under `@available`.
+3. The library products use none of Apple's "required reason" APIs (file timestamps, system boot
+   time, disk space, active keyboards, user defaults), or ship a PrivacyInfo.xcprivacy.
    The references come from the compiler's index store (written by every debug build); the
    availability from symbol graphs of the toolchain's and the dependencies' modules, which keep
    the Apple `@available` attributes on Linux.
@@ -164,6 +166,59 @@ def check_references(store, units, graphs, floors, verbose):
     return counted, with_availability, problems
 
 
+# Apple's "required reason" APIs (privacy manifests): a library that uses one must ship a
+# PrivacyInfo.xcprivacy naming the reason. Swift members by name in Foundation, C functions by USR.
+REQUIRED_REASON_MEMBERS = {
+    "file timestamp": {"creationDate", "modificationDate", "fileModificationDate", "contentModificationDateKey",
+                       "creationDateKey", "contentAccessDateKey", "attributeModificationDateKey"},
+    "system boot time": {"systemUptime"},
+    "disk space": {"volumeAvailableCapacityKey", "volumeAvailableCapacityForImportantUsageKey",
+                   "volumeAvailableCapacityForOpportunisticUsageKey", "volumeTotalCapacityKey", "systemFreeSize",
+                   "systemSize"},
+    "active keyboards": {"activeInputModes"},
+    "user defaults": {"UserDefaults"},
+}
+REQUIRED_REASON_FUNCTIONS = {
+    "file timestamp": {"stat", "fstat", "fstatat", "lstat", "getattrlist", "getattrlistbulk", "fgetattrlist",
+                       "getattrlistat"},
+    "system boot time": {"mach_absolute_time"},
+    "disk space": {"statfs", "statvfs", "fstatfs", "fstatvfs"},
+}
+
+
+def required_reason_uses(store, units, product_modules):
+    """[(category, name, file:line)] of required-reason APIs the library products' sources use."""
+    found = []
+    for unit in units:
+        if unit.module not in product_modules:
+            continue
+        path = os.path.realpath(unit.main_file)
+        for record, record_path in unit.records:
+            if os.path.realpath(record_path) != path:
+                continue
+            for occurrence in store.occurrences(record):
+                if not occurrence.roles & indexstore.ROLE_REFERENCE:
+                    continue
+                base = occurrence.name.split("(")[0]
+                categories = []
+                if occurrence.usr.startswith("c:@F@"):
+                    categories = [c for c, names in REQUIRED_REASON_FUNCTIONS.items() if base in names]
+                elif "Foundation" in occurrence.usr:
+                    categories = [c for c, names in REQUIRED_REASON_MEMBERS.items() if base in names]
+                for category in categories:
+                    found.append((category, occurrence.name, f"{os.path.relpath(path)}:{occurrence.line}"))
+    return found
+
+
+def library_product_modules(root):
+    """The modules of the root package's library products."""
+    modules = set()
+    for product in root.manifest["products"]:
+        if "library" in product["type"]:
+            modules.update(product["targets"])
+    return modules
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package-path", default=".")
@@ -236,6 +291,23 @@ def main():
         failed = True
     else:
         print("  ok: none is above the floor outside `#available` or `@available`")
+    # 3. Privacy manifest.
+    product_modules = library_product_modules(root)
+    uses = required_reason_uses(store, units, product_modules)
+    manifests_found = sorted(os.path.relpath(os.path.join(d, f), package_path)
+                             for d, _, files in os.walk(os.path.join(package_path, "Sources"))
+                             for f in files if f == "PrivacyInfo.xcprivacy")
+    print(f"\n[3] Apple required-reason APIs used by the library products ({', '.join(sorted(product_modules))})")
+    for category, name, use in uses:
+        print(f"  uses {name} ({category}) at {use}")
+    if uses and not manifests_found:
+        print("  error: required-reason APIs are used but no PrivacyInfo.xcprivacy is shipped")
+        failed = True
+    elif not uses:
+        print("  ok: none is used, so no privacy manifest is needed" +
+              (f" (found: {', '.join(manifests_found)})" if manifests_found else ""))
+    else:
+        print(f"  ok: declared in {', '.join(manifests_found)}")
     print(f"\ncheck-platforms: {'FAILED' if failed else 'passed'} in {time.monotonic() - started:.1f} s")
     return 1 if failed else 0
 
