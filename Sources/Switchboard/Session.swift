@@ -38,47 +38,21 @@ public enum Session: Sendable, CustomStringConvertible {
 /// Call ``update(_:)`` from your authentication code whenever the user signs in or out or
 /// switches organization. Every observer sees the current session first, then each change.
 public final class SessionSource: Sendable {
-    private struct State {
-        var current: Session
-        var observers: [Int: AsyncStream<Session>.Continuation] = [:]
-        var nextObserver = 0
-    }
-
-    private let state: LockedValue<State>
+    private let broadcast: CurrentValueBroadcast<Session>
 
     /// Creates a source.
     /// - Parameter initial: The session at start; signed out by default.
     public init(_ initial: Session = .signedOut) {
-        state = LockedValue(State(current: initial))
+        broadcast = CurrentValueBroadcast(initial)
     }
 
     /// The current session.
-    public var current: Session { state.withLock { $0.current } }
+    public var current: Session { broadcast.current ?? .signedOut }
 
     /// Replaces the current session and tells every observer.
     /// - Parameter session: The new session.
-    public func update(_ session: Session) {
-        // Yield under the lock (it only enqueues), so concurrent updates reach every observer
-        // in the order they were applied and the last update is always the current session.
-        state.withLock { state in
-            state.current = session
-            for observer in state.observers.values { observer.yield(session) }
-        }
-    }
+    public func update(_ session: Session) { broadcast.update(session) }
 
     /// A new, independent sequence of sessions: the current one, then every update.
-    public func updates() -> AsyncStream<Session> {
-        let (stream, continuation) = AsyncStream<Session>.makeStream()
-        let id = state.withLock { state in
-            let id = state.nextObserver
-            state.nextObserver += 1
-            state.observers[id] = continuation
-            continuation.yield(state.current)
-            return id
-        }
-        continuation.onTermination = { [state] _ in
-            _ = state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func updates() -> AsyncStream<Session> { broadcast.values() }
 }

@@ -85,45 +85,20 @@ public protocol NetworkPathMonitor: Sendable {
 /// A ``NetworkPathMonitor`` that your code feeds, for example from `NWPathMonitor`'s update
 /// handler. Every sequence it hands out sees the current path first, then each update.
 public final class NetworkPathSource: NetworkPathMonitor {
-    private struct State {
-        var current: NetworkPath?
-        var observers: [Int: AsyncStream<NetworkPath>.Continuation] = [:]
-        var nextObserver = 0
-    }
-
-    private let state: LockedValue<State>
+    private let broadcast: CurrentValueBroadcast<NetworkPath>
 
     /// Creates a source.
     /// - Parameter initial: The path at start, if known.
     public init(_ initial: NetworkPath? = nil) {
-        state = LockedValue(State(current: initial))
+        broadcast = CurrentValueBroadcast(initial)
     }
 
     /// The last path reported, if any.
-    public var current: NetworkPath? { state.withLock { $0.current } }
+    public var current: NetworkPath? { broadcast.current }
 
     /// Reports the current path; a repeat of the current path is not passed on.
     /// - Parameter path: The path now.
-    public func update(_ path: NetworkPath) {
-        state.withLock { state in
-            guard state.current != path else { return }
-            state.current = path
-            for observer in state.observers.values { observer.yield(path) }
-        }
-    }
+    public func update(_ path: NetworkPath) { broadcast.update(path, isRepeat: ==) }
 
-    public func paths() -> AsyncStream<NetworkPath> {
-        let (stream, continuation) = AsyncStream<NetworkPath>.makeStream()
-        let id = state.withLock { state in
-            let id = state.nextObserver
-            state.nextObserver += 1
-            state.observers[id] = continuation
-            if let current = state.current { continuation.yield(current) }
-            return id
-        }
-        continuation.onTermination = { [state] _ in
-            _ = state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func paths() -> AsyncStream<NetworkPath> { broadcast.values() }
 }
