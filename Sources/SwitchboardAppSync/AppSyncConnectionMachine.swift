@@ -34,6 +34,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         case completePublish(id: String, Result<AppSyncPublishResult, SwitchboardError>)
         /// The candidate `to` took over from `from` (for logs and metrics).
         case replaced(from: Int, to: Int)
+        /// Send a WebSocket ping on `generation` for a connection check; report the pong with
+        /// `pongReceived(generation:at:)` or the failure with `pingFailed(generation:_:at:)`.
+        case pingSocket(generation: Int)
+        /// The connection check on `generation` passed (for logs).
+        case checkPassed(generation: Int)
     }
 
     enum Phase: Equatable {
@@ -96,6 +101,9 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     /// from the new one.
     let overlapGrace: Duration
 
+    /// The connection check waiting for its pong, if any (see `+Check`).
+    var check: ConnectionCheck?
+
     /// Publishes waiting for a connection or an answer, and their order.
     var publishes: [String: PendingPublish] = [:]
     var publishOrder: [String] = []
@@ -132,6 +140,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         }
         for publish in publishes.values { consider(publish.deadline) }
         if let overlapExpiry { consider(overlapExpiry) }
+        if let check = activeCheck { consider(check.deadline) }
         return earliest
     }
 
@@ -305,7 +314,18 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     }
 
     mutating func timerFired(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
-        var actions: [Action]
+        let actions: [Action]
+        if let check = activeCheck, now >= check.deadline {
+            actions = checkFailed(ConnectionCheckFailure.noPong(within: check.timeout), at: now)
+        } else {
+            actions = phaseTimer(at: now, random: &random)
+        }
+        overlapTimer(at: now)
+        return actions + replacementTimers(at: now) + publishTimeouts(at: now)
+    }
+
+    private mutating func phaseTimer(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
+        let actions: [Action]
         switch phase {
         case .awaitingAck(_, let deadline) where now >= deadline:
             let error = SwitchboardError(code: .timeout, message: "no connection_ack within \(ackTimeout)")
@@ -318,8 +338,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         default:
             actions = []
         }
-        overlapTimer(at: now)
-        return actions + replacementTimers(at: now) + publishTimeouts(at: now)
+        return actions
     }
 
     // MARK: Helpers
