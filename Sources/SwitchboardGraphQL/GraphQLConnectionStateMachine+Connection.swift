@@ -167,6 +167,9 @@ extension GraphQLConnectionStateMachine {
         case .waitingToReconnect(_, let until):
             return arm(until)
         case .connected(let generation, var liveness):
+            if let check = liveness.check, check.deadline <= now {
+                return checkFailed(ConnectionCheckFailure.noPong(within: check.timeout))
+            }
             if let deadline = liveness.keepAliveDeadline, deadline <= now {
                 let error = SwitchboardError(code: .timeout, message: "no keep-alive within \(liveness.keepAliveWindow ?? settings.keepAliveTimeout)")
                 return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
@@ -196,7 +199,8 @@ extension GraphQLConnectionStateMachine {
     }
 
     mutating func armLiveness(_ liveness: Liveness) -> [Action] {
-        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline].compactMap { $0 }.min()
+        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline, liveness.check?.deadline]
+            .compactMap { $0 }.min()
         return next.map { arm($0) } ?? []
     }
 }
