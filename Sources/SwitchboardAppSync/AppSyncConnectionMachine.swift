@@ -34,6 +34,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         case completePublish(id: String, Result<AppSyncPublishResult, SwitchboardError>)
         /// The candidate `to` took over from `from` (for logs and metrics).
         case replaced(from: Int, to: Int)
+        /// Send a WebSocket ping on `generation` for a connection check; report the pong with
+        /// `pongReceived(generation:at:)` or the failure with `pingFailed(generation:_:at:)`.
+        case pingSocket(generation: Int)
+        /// The connection check on `generation` passed (for logs).
+        case checkPassed(generation: Int)
     }
 
     enum Phase: Equatable {
@@ -96,6 +101,9 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     /// from the new one.
     let overlapGrace: Duration
 
+    /// The connection check waiting for its pong, if any (see `+Check`).
+    var check: ConnectionCheck?
+
     /// Publishes waiting for a connection or an answer, and their order.
     var publishes: [String: PendingPublish] = [:]
     var publishOrder: [String] = []
@@ -132,6 +140,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         }
         for publish in publishes.values { consider(publish.deadline) }
         if let overlapExpiry { consider(overlapExpiry) }
+        if let check = activeCheck { consider(check.deadline) }
         return earliest
     }
 
@@ -305,7 +314,18 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     }
 
     mutating func timerFired(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
-        var actions: [Action]
+        let actions: [Action]
+        if let check = activeCheck, now >= check.deadline {
+            actions = checkFailed(ConnectionCheckFailure.noPong(within: check.timeout), at: now)
+        } else {
+            actions = phaseTimer(at: now, random: &random)
+        }
+        overlapTimer(at: now)
+        return actions + replacementTimers(at: now) + publishTimeouts(at: now)
+    }
+
+    private mutating func phaseTimer(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
+        let actions: [Action]
         switch phase {
         case .awaitingAck(_, let deadline) where now >= deadline:
             let error = SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(ackTimeout.secondsDescription)")
@@ -318,8 +338,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         default:
             actions = []
         }
-        overlapTimer(at: now)
-        return actions + replacementTimers(at: now) + publishTimeouts(at: now)
+        return actions
     }
 
     // MARK: Helpers
@@ -341,103 +360,5 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     mutating func nextWireID(_ kind: String = "") -> String {
         nextID += 1
         return "\(idPrefix)-\(kind)\(nextID)"
-    }
-
-    private mutating func startConnecting(attempt: Int, reason: TokenRequestReason) -> [Action] {
-        generation = nextGeneration()
-        phase = .connecting(attempt: attempt)
-        return [.emit(.connectionStateChanged(.connecting(attempt: attempt))), .open(generation: generation, reason: reason)]
-    }
-
-    private mutating func closeCurrent(code: WebSocketCloseCode) -> [Action] {
-        let live = isLive
-        let current = generation
-        generation = nextGeneration()  // frames from the old socket are stale from now on
-        return (live ? [.close(generation: current, code: code)] : []) + dropOverlap()
-    }
-
-    private mutating func authorizationFailed(
-        _ error: SwitchboardError, at now: Instant, random: inout some RandomNumberGenerator
-    ) -> [Action] {
-        resetSubscriptions()
-        var actions = dropOverlap()
-        if !refreshedAfterRejection {
-            refreshedAfterRejection = true
-            let attempt: Int = if case .connecting(let attempt) = phase { attempt } else { 1 }
-            return actions + startConnecting(attempt: attempt, reason: .refreshAfterRejection)
-        }
-        phase = .stopped
-        let expired = SwitchboardError(
-            code: .sessionExpired, message: "the server refused the credentials twice (\(error.message))", cause: error)
-        actions += failPublishes(expired) { _ in true }
-        return actions + [.emit(.connectionStateChanged(.disconnected(expired)))]
-    }
-
-    private mutating func connectionLost(
-        _ reason: ReconnectPolicy.Disconnect.Reason, error: SwitchboardError, at now: Instant,
-        random: inout some RandomNumberGenerator
-    ) -> [Action] {
-        let attempt: Int =
-            switch phase {
-            case .connecting(let attempt), .awaitingAck(let attempt, _): attempt
-            default: 0
-            }
-        let lost = generation
-        resetSubscriptions()
-        var actions = dropOverlap()
-        actions += failPublishes(SwitchboardError(
-            code: .network, message: "the connection ended before the publish was answered; the events may or may not have been published",
-            cause: error)) { $0 == lost }
-        let normal: Bool = if case .closed(let close) = reason { close.code == .normalClosure && subscriptions.isEmpty } else { false }
-        let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: normal)
-        switch policy.decision(for: disconnect, attempt: attempt + 1, using: &random) {
-        case .reconnect(let delay):
-            phase = .waiting(attempt: attempt + 1, until: now.advanced(by: delay))
-            return actions + [.emit(.error(error)), .emit(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
-        case .stop:
-            phase = .stopped
-            actions += failPublishes(error) { _ in true }
-            return actions + [.emit(.connectionStateChanged(.disconnected(error)))]
-        }
-    }
-
-    /// Every subscription goes back to pending: it is sent again, with a fresh id, on the next
-    /// acknowledged connection. Ones waiting only to be unsubscribed are dropped.
-    private mutating func resetSubscriptions() {
-        for key in order {
-            if case .subscribing(_, true) = subscriptions[key]?.phase { remove(key) } else { subscriptions[key]?.phase = .pending }
-        }
-        byID.removeAll()
-        replaceAt = nil
-    }
-
-    private mutating func sendSubscribe(_ key: SubscriptionKey) -> [Action] {
-        guard let subscription = subscriptions[key] else { return [] }
-        let id = nextWireID()
-        byID[id] = key
-        subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
-        return [.sendSubscribe(generation: generation, key: key, id: id, channel: subscription.channel)]
-    }
-
-    mutating func remove(_ key: SubscriptionKey) {
-        switch subscriptions[key]?.phase {
-        case .subscribing(let id, _), .established(let id): byID[id] = nil
-        default: break
-        }
-        subscriptions[key] = nil
-        order.removeAll { $0 == key }
-    }
-
-    private mutating func subscriptionRejected(_ id: String, _ errors: [AppSyncError]) -> [Action] {
-        guard let key = byID[id] else { return [] }
-        let wanted: Bool = if case .subscribing(_, true) = subscriptions[key]?.phase { false } else { true }
-        remove(key)
-        let actions = forgetOnCandidate(key)
-        guard wanted else { return actions }
-        return actions + [.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors))))]
-    }
-
-    func describe(_ errors: [AppSyncError]) -> String {
-        errors.isEmpty ? "no details" : errors.map(\.description).joined(separator: "; ")
     }
 }

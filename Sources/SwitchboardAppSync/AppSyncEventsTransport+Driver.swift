@@ -37,6 +37,16 @@ extension AppSyncEventsTransport {
                         metrics.connections.increment()
                         logger.debug("replacing the connection before its lifetime ends")
                         group.addTask { await self.open(generation: generation, identity: identity, reason: reason) }
+                    case .pingSocket(let generation):
+                        guard let connection = connections[generation] else {
+                            inputContinuation.yield(.pingFailed(generation: generation, SwitchboardError(
+                                code: .network, message: "the connection is already closed")))
+                            continue
+                        }
+                        logger.debug("checking the connection", metadata: ["switchboard.connection": "\(generation)"])
+                        group.addTask { await self.ping(connection, generation: generation, clock: clock) }
+                    case .checkPassed(let generation):
+                        logger.debug("connection check passed: the connection is kept", metadata: ["switchboard.connection": "\(generation)"])
                     case .replaced(let from, let to):
                         metrics.replacements.increment()
                         logger.debug("connection replaced", metadata: ["switchboard.from": "\(from)", "switchboard.to": "\(to)"])
@@ -123,7 +133,11 @@ extension AppSyncEventsTransport {
             for await input in inputs {
                 // A frame counts from its arrival, not from when it is handled (a keep-alive
                 // deadline must not move because the driver was busy).
-                let now = if case .inbound(_, _, let receivedAt) = input { receivedAt } else { clock.now() }
+                let now: Elapsed =
+                    switch input {
+                    case .inbound(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
+                    default: clock.now()
+                    }
                 switch input {
                 case .connect(let next):
                     identity = next
@@ -190,6 +204,14 @@ extension AppSyncEventsTransport {
                     else { continue }
                     waiter.continuation.resume(throwing: CancellationError())
                     await perform(machine.cancelPublish(id: id, SwitchboardError(code: .shutDown, message: "cancelled")))
+                case .verifyConnection(let timeout):
+                    await perform(machine.verifyConnection(timeout: timeout, at: now))
+                case .ponged(let generation, let roundTrip, _):
+                    logger.trace("pong", metadata: ["switchboard.connection": "\(generation)", "switchboard.round_trip": "\(roundTrip)"])
+                    await perform(machine.pongReceived(generation: generation, at: now))
+                case .pingFailed(let generation, let error):
+                    logger.debug("ping failed", metadata: ["switchboard.connection": "\(generation)", "switchboard.error": "\(error.code)"])
+                    await perform(machine.pingFailed(generation: generation, error, at: now))
                 case .shutDown:
                     stopped = true
                     for waiter in publishWaiters.values {
@@ -236,6 +258,20 @@ extension AppSyncEventsTransport {
         } catch {
             inputContinuation.yield(.openFailed(generation: generation, SwitchboardError(
                 code: .network, message: "connecting failed", cause: SendableErrorBox(error)), authorization: false))
+        }
+    }
+
+    /// Sends a connection check's ping and reports the pong, with the time it arrived, or the
+    /// failure. The machine's deadline decides whether it came in time.
+    private func ping(_ connection: any WebSocketConnection, generation: Int, clock: ElapsedClock) async {
+        do {
+            let roundTrip = try await connection.sendPing(Data())
+            inputContinuation.yield(.ponged(generation: generation, roundTrip: roundTrip, receivedAt: clock.now()))
+        } catch let error as SwitchboardError {
+            inputContinuation.yield(.pingFailed(generation: generation, error))
+        } catch {
+            inputContinuation.yield(.pingFailed(generation: generation, SwitchboardError(
+                code: .network, message: "the ping failed", cause: SendableErrorBox(error))))
         }
     }
 

@@ -55,6 +55,12 @@ public final class AppSyncEventsTransport: EventTransport {
         case subscribeUnauthorized(generation: Int, SubscriptionKey, SwitchboardError)
         /// The authorization for a publish could not be made.
         case publishUnauthorized(id: String, SwitchboardError)
+        /// The owner asked for a connection check.
+        case verifyConnection(timeout: Duration)
+        /// The pong of a check's ping on `generation`, with the time it arrived.
+        case ponged(generation: Int, roundTrip: Duration, receivedAt: Elapsed)
+        /// A check's ping on `generation` failed.
+        case pingFailed(generation: Int, SwitchboardError)
     }
 
     /// - Parameters:

@@ -163,6 +163,33 @@ public protocol WebSocketConnection: Sendable {
     ///   - code: The close code to send.
     ///   - reason: The close reason to send.
     func close(code: WebSocketCloseCode, reason: String) async
+    /// Sends a ping and waits for the pong that answers it.
+    ///
+    /// Transports use it to check a connection on demand (``ConnectionVerifying``); they bound
+    /// the wait with their own deadline and never rely on this method to time out. Cancelling
+    /// the calling task stops the wait.
+    ///
+    /// Engines that cannot ping may leave it out: the default implementation throws, and a
+    /// transport treats that as a failed check (it reconnects).
+    /// - Parameter payload: The ping's payload, at most 125 bytes.
+    /// - Returns: The round-trip time, as well as the engine can tell (zero if it cannot).
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` if the connection
+    ///   closes before the pong, ``SwitchboardError/Code/invalidConfiguration`` if the engine
+    ///   cannot ping (the default) or the payload is too long; `CancellationError`.
+    func sendPing(_ payload: Data) async throws -> Duration
+}
+
+extension WebSocketConnection {
+    /// The default for engines that cannot ping: throws ``SwitchboardError`` with
+    /// ``SwitchboardError/Code/invalidConfiguration``, naming the engine's type.
+    /// - Parameter payload: Ignored.
+    /// - Returns: Never.
+    /// - Throws: Always.
+    public func sendPing(_ payload: Data) async throws -> Duration {
+        throw SwitchboardError(
+            code: .invalidConfiguration,
+            message: "\(type(of: self)) cannot send pings: implement WebSocketConnection.sendPing(_:) to support connection checks")
+    }
 }
 
 /// Opens ``WebSocketConnection``s.

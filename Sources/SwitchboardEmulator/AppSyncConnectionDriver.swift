@@ -25,7 +25,7 @@ struct AppSyncConnectionDriver {
     func run(
         headers: HTTPFields, channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let outbox = ConnectionOutbox()
+        let outbox = await ConnectionOutbox.make(for: channel, logger: configuration.logger)
         let number = registry.register(outbox)
         let logger = {
             var logger = configuration.logger

@@ -26,6 +26,7 @@ struct ConnectionWriter: Sendable {
             case .stall(let duration):
                 logger.debug("stalling output", metadata: ["emulator.stall": "\(duration)"])
                 try await clock.sleep(for: duration)
+                outbox.pongs?.end()
             case .close(let code, let reason):
                 logger.debug("closing by fault", metadata: ["emulator.close.code": "\(code)"])
                 try await outbound.close(.init(codeNumber: Int(code)), reason: reason)

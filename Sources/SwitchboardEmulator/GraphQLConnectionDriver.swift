@@ -59,7 +59,7 @@ struct GraphQLConnectionDriver {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         guard let subprotocol = Self.negotiate(headers) else { return }
-        let outbox = ConnectionOutbox()
+        let outbox = await ConnectionOutbox.make(for: channel, logger: configuration.logger)
         let number = registry.register(outbox)
         var logger = configuration.logger
         logger[metadataKey: "emulator.connection"] = "\(number)"

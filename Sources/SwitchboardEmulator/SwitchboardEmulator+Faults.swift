@@ -18,7 +18,9 @@ extension SwitchboardEmulator {
     public func abortAllConnections() -> Int { broadcast(.abort) }
 
     /// Stops every open connection's output (keep-alives and data) for `duration` on the emulator's
-    /// clock; queued frames follow afterwards.
+    /// clock; queued frames follow afterwards. Pongs to the client's pings are held too, from
+    /// this call until the stall ends, so a client that checks its connection with a ping finds
+    /// it dead, as on a broken network path. Close frames still go out.
     /// - Parameter duration: How long to stall.
     /// - Returns: How many connections stall.
     @discardableResult

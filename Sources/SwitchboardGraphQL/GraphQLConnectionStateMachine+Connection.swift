@@ -167,6 +167,9 @@ extension GraphQLConnectionStateMachine {
         case .waitingToReconnect(_, let until):
             return arm(until)
         case .connected(let generation, var liveness):
+            if let check = liveness.check, check.deadline <= now {
+                return checkFailed(ConnectionCheckFailure.noPong(within: check.timeout))
+            }
             if let deadline = liveness.keepAliveDeadline, deadline <= now {
                 let error = SwitchboardError.connectionTimeout(
                     .keepAlive, "no keep-alive within \((liveness.keepAliveWindow ?? settings.keepAliveTimeout).secondsDescription)")
@@ -197,7 +200,8 @@ extension GraphQLConnectionStateMachine {
     }
 
     mutating func armLiveness(_ liveness: Liveness) -> [Action] {
-        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline].compactMap { $0 }.min()
+        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline, liveness.check?.deadline]
+            .compactMap { $0 }.min()
         return next.map { arm($0) } ?? []
     }
 }

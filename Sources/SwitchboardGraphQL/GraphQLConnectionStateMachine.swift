@@ -34,6 +34,11 @@ struct GraphQLConnectionStateMachine {
         case deliver(SubscriptionKey, Data)
         /// The transport is shut down: finish the events and return from `run()`.
         case finish
+        /// Send a WebSocket ping on `generation` for a connection check; report the pong with
+        /// `pongReceived(generation:now:)` or the failure with `pingFailed(generation:_:now:)`.
+        case pingSocket(generation: Int)
+        /// The connection check on `generation` passed (for logs).
+        case checkPassed(generation: Int)
     }
 
     enum Phase: Equatable {
@@ -54,6 +59,14 @@ struct GraphQLConnectionStateMachine {
         var nextPing: Duration?
         /// No `pong` before this → the connection is dead.
         var pongDeadline: Duration?
+        /// A connection check waiting for its WebSocket pong (see `+Check`).
+        var check: ConnectionCheck?
+    }
+
+    /// A connection check's deadline, and the timeout it came from (for the error).
+    struct ConnectionCheck: Equatable {
+        var deadline: Duration
+        var timeout: Duration
     }
 
     enum WireState: Equatable {

@@ -63,6 +63,26 @@ extension GraphQLTransport {
             continuation.yield(.received(EventEnvelope(subscription: key, payload: payload, receivedAt: Date(), transport: .graphql)))
         case .finish:
             driver.finished = true
+        case .pingSocket(let generation):
+            let inputs = inputContinuation
+            guard let (current, socket) = driver.connection, current == generation else {
+                inputs.yield(.pingFailed(generation: generation, SwitchboardError(code: .network, message: "the connection is already closed")))
+                return
+            }
+            logger.debug("checking the connection", metadata: ["switchboard.connection": "\(generation)"])
+            group.addTask {
+                do {
+                    let roundTrip = try await socket.sendPing(Data())
+                    inputs.yield(.ponged(generation: generation, roundTrip: roundTrip, receivedAt: elapsed.now()))
+                } catch let error as SwitchboardError {
+                    inputs.yield(.pingFailed(generation: generation, error))
+                } catch {
+                    inputs.yield(.pingFailed(generation: generation, SwitchboardError(
+                        code: .network, message: "the ping failed: \(Self.describe(error))")))
+                }
+            }
+        case .checkPassed(let generation):
+            logger.debug("connection check passed: the connection is kept", metadata: ["switchboard.connection": "\(generation)"])
         }
     }
 

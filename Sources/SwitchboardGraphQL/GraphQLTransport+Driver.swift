@@ -103,6 +103,14 @@ extension GraphQLTransport {
             return driver.machine.closed(generation: generation, close: nil, failure: error, now: now, random: &driver.random)
         case .timer:
             return driver.machine.timerFired(now: now, random: &driver.random)
+        case .verifyConnection(let timeout):
+            return driver.machine.verifyConnection(timeout: timeout, now: now)
+        case .ponged(let generation, let roundTrip, let receivedAt):
+            logger.trace("pong", metadata: ["switchboard.connection": "\(generation)", "switchboard.round_trip": "\(roundTrip)"])
+            return driver.machine.pongReceived(generation: generation, now: receivedAt)
+        case .pingFailed(let generation, let error):
+            logger.debug("ping failed", metadata: ["switchboard.connection": "\(generation)", "switchboard.error": "\(Self.describe(error))"])
+            return driver.machine.pingFailed(generation: generation, error, now: now)
         }
     }
 }

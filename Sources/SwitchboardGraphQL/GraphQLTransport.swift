@@ -51,6 +51,12 @@ public final class GraphQLTransport: EventTransport {
         case inbound(generation: Int, WebSocketInboundEvent, receivedAt: Duration)
         case inboundEnded(generation: Int, error: (any Error)?)
         case timer
+        /// The owner asked for a connection check.
+        case verifyConnection(timeout: Duration)
+        /// The pong of a check's ping on `generation`, with the time it arrived.
+        case ponged(generation: Int, roundTrip: Duration, receivedAt: Duration)
+        /// A check's ping on `generation` failed.
+        case pingFailed(generation: Int, SwitchboardError)
     }
 
     /// Creates a transport.

@@ -165,6 +165,11 @@ private final class RecordedConnection: WebSocketConnection {
         try await base.send(message)
     }
 
+    /// Passed on to the recorded connection; pings are not part of a fixture.
+    func sendPing(_ payload: Data) async throws -> Duration {
+        try await base.sendPing(payload)
+    }
+
     func close(code: WebSocketCloseCode, reason: String) async {
         reading.update { $0.ended = true }
         record(.close(.clientToServer, code: code.rawValue, reason: reason))

@@ -6,6 +6,15 @@ import SwitchboardCore
 /// What the client sends is recorded and can be awaited with ``nextSent()``; what the server
 /// sends is scripted with ``serverSends(_:)``, ``serverCloses(code:reason:)`` and
 /// ``fail(_:)``.
+///
+/// Pings the client sends with ``sendPing(_:)`` are recorded too and wait for the test: answer
+/// them with ``answerPing()``, or withhold the pong to play a dead network path.
+///
+/// ```swift
+/// transport.verifyConnection(timeout: .seconds(2))
+/// _ = await connection.nextPing()   // the client pinged
+/// connection.answerPing()           // the pong: the connection is kept
+/// ```
 public final class ScriptedWebSocketConnection: WebSocketConnection {
     /// The connection's state, for assertions.
     public struct State: Sendable {
@@ -17,6 +26,12 @@ public final class ScriptedWebSocketConnection: WebSocketConnection {
         public var clientClose: WebSocketClose?
         /// Whether the connection is closed (by either side).
         public var isClosed = false
+        /// The payload of every ping the client sent, in order.
+        public var pings: [Data] = []
+        /// How many pings ``nextPing()`` has handed out.
+        public var pingsTaken = 0
+        /// How many pings the "server" answered with ``answerPing()``, oldest first.
+        public var pongs = 0
     }
 
     public let subprotocol: String?
@@ -58,7 +73,54 @@ public final class ScriptedWebSocketConnection: WebSocketConnection {
         }
     }
 
+    /// Records the ping and waits until the test answers it with ``answerPing()``.
+    /// - Parameter payload: The ping's payload, at most 125 bytes.
+    /// - Returns: Zero: a scripted connection has no clock to measure a round trip on.
+    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a
+    ///   payload over 125 bytes, ``SwitchboardError/Code/network`` if the connection is or
+    ///   becomes closed before the answer; `CancellationError` if the task is cancelled first.
+    public func sendPing(_ payload: Data) async throws -> Duration {
+        guard payload.count <= 125 else {
+            throw SwitchboardError(code: .invalidConfiguration, message: "a ping payload is at most 125 bytes, not \(payload.count)")
+        }
+        let index = observed.update { state -> Int? in
+            guard !state.isClosed else { return nil }
+            state.pings.append(payload)
+            return state.pings.count - 1
+        }
+        guard let index else { throw SwitchboardError(code: .network, message: "ping on a closed WebSocket") }
+        await observed.wait { $0.pongs > index || $0.isClosed }
+        if observed.value.pongs > index { return .zero }
+        try Task.checkCancellation()
+        throw SwitchboardError(code: .network, message: "the WebSocket closed before the pong")
+    }
+
     // MARK: Scripting the server
+
+    /// The next ping the client sent that the test has not taken yet; waits for it.
+    /// Returns nil if the connection closes (or the task is cancelled) first. Taking a ping does
+    /// not answer it.
+    /// - Returns: The ping's payload.
+    public func nextPing() async -> Data? {
+        await observed.wait { $0.pings.count > $0.pingsTaken || $0.isClosed }
+        return observed.update { state -> Data? in
+            guard state.pings.count > state.pingsTaken else { return nil }
+            defer { state.pingsTaken += 1 }
+            return state.pings[state.pingsTaken]
+        }
+    }
+
+    /// The "server" answers the oldest unanswered ping with a pong.
+    /// - Returns: Whether there was a ping to answer (false if none is waiting or the
+    ///   connection is closed).
+    @discardableResult
+    public func answerPing() -> Bool {
+        observed.update { state -> Bool in
+            guard !state.isClosed, state.pongs < state.pings.count else { return false }
+            state.pongs += 1
+            return true
+        }
+    }
 
     /// The next message the client sent that the test has not taken yet; waits for it.
     /// Returns nil if the connection closes (or the task is cancelled) first.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Switchboard
 import SwitchboardAppSync
 import SwitchboardCore
@@ -17,16 +18,20 @@ enum Flavor: String, CaseIterable, Sendable, CustomStringConvertible {
     var kind: TransportKind { self == .appSyncEvents ? .appsync : .graphql }
 
     /// A transport for `host` (`127.0.0.1:<port>` of the emulator, or any name for a scripted
-    /// server) that reconnects at once and authorizes with the identity's tokens.
-    func makeTransport(host: String, connector: any WebSocketConnector) -> any EventTransport {
-        let clock = ManualClock()
+    /// server) that reconnects at once (unless told otherwise) and authorizes with the identity's
+    /// tokens.
+    func makeTransport(
+        host: String, connector: any WebSocketConnector, clock: ManualClock = ManualClock(),
+        reconnectPolicy: ReconnectPolicy = .fixedDelay(.zero),
+        logger: Logger = Logger(label: "conformance.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> any EventTransport {
         let dialect: GraphQLProtocol
         switch self {
         case .appSyncEvents:
             return AppSyncEventsTransport(
                 configuration: .init(
                     realtimeURL: URL(string: "ws://\(host)/event/realtime")!, authorization: .sessionToken,
-                    reconnectPolicy: .fixedDelay(.zero), clock: clock),
+                    reconnectPolicy: reconnectPolicy, clock: clock, logger: logger),
                 connector: connector)
         case .graphQLWS: dialect = .graphQLWS
         case .graphQLTransportWS: dialect = .graphQLTransportWS
@@ -34,8 +39,8 @@ enum Flavor: String, CaseIterable, Sendable, CustomStringConvertible {
         }
         return GraphQLTransport(
             configuration: .init(
-                url: URL(string: "ws://\(host)/graphql")!, wireProtocol: dialect, reconnectPolicy: .fixedDelay(.zero),
-                appSyncHost: host, clock: clock),
+                url: URL(string: "ws://\(host)/graphql")!, wireProtocol: dialect, reconnectPolicy: reconnectPolicy,
+                appSyncHost: host, clock: clock, logger: logger),
             connector: connector)
     }
 }

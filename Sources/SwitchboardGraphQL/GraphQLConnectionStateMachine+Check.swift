@@ -1,0 +1,50 @@
+import SwitchboardCore
+
+/// Checking the connection on demand (``ConnectionVerifying``), the same in every dialect: a
+/// WebSocket ping on the current socket (not the graphql-transport-ws `ping` message, which only
+/// one dialect has) and a deadline for its pong, kept in the connected phase's ``Liveness``. A
+/// pong in time keeps the connection; no pong in time, or a ping that fails, closes it and
+/// connects again at once (attempt 1, no reconnect delay), and every held subscription is
+/// started again on the new socket.
+extension GraphQLConnectionStateMachine {
+    /// The owner asked for a check. Connected: ping (unless a check is already running).
+    /// Waiting to reconnect: connect now, with the attempt number it was waiting for. Otherwise
+    /// nothing.
+    mutating func verifyConnection(timeout: Duration, now: Duration) -> [Action] {
+        switch phase {
+        case .connected(let generation, var liveness):
+            guard liveness.check == nil else { return [] }
+            liveness.check = ConnectionCheck(deadline: now + timeout, timeout: timeout)
+            phase = .connected(generation: generation, liveness)
+            return [.pingSocket(generation: generation)] + arm(now + timeout)
+        case .waitingToReconnect(let attempt, _):
+            return startOpening(attempt: attempt, tokenReason: .connect)
+        case .idle, .opening, .awaitingAck, .disconnected, .shutDown:
+            return []
+        }
+    }
+
+    /// The pong of a check's ping arrived on `generation` at `now`.
+    mutating func pongReceived(generation: Int, now: Duration) -> [Action] {
+        guard case .connected(generation, var liveness) = phase, let check = liveness.check else { return [] }
+        guard now < check.deadline else { return checkFailed(ConnectionCheckFailure.noPong(within: check.timeout)) }
+        liveness.check = nil
+        phase = .connected(generation: generation, liveness)
+        return [.checkPassed(generation: generation)]
+    }
+
+    /// A check's ping on `generation` failed (the socket closed, or the engine cannot ping).
+    mutating func pingFailed(generation: Int, _ error: SwitchboardError, now: Duration) -> [Action] {
+        guard case .connected(generation, let liveness) = phase, liveness.check != nil else { return [] }
+        return checkFailed(ConnectionCheckFailure.pingFailed(error))
+    }
+
+    /// Closes the checked socket, reports `error` and connects again at once.
+    mutating func checkFailed(_ error: SwitchboardError) -> [Action] {
+        guard case .connected(let generation, _) = phase else { return [] }
+        let code: WebSocketCloseCode = settings.dialect == .graphQLTransportWS ? WebSocketCloseCode(4499) : .normalClosure
+        resetWire()
+        return [.close(generation: generation, code: code, reason: "connection check failed"), .report(.error(error))]
+            + startOpening(attempt: 1, tokenReason: .connect)
+    }
+}
