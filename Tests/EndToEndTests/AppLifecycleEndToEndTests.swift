@@ -61,6 +61,36 @@ struct AppLifecycleEndToEndTests {
         }
     }
 
+    @Test("after a change of interface, a stalled connection fails its check and is replaced at once",
+          arguments: Transport.allCases)
+    func pathChangeAfterStall(kind: Transport) async throws {
+        let paths = NetworkPathSource(.satisfied(.wifi))
+        let checkTimeout = Duration.seconds(2)
+        try await EndToEnd.run(
+            configuration: .init(networkPaths: paths, connectionCheckTimeout: checkTimeout), Self.transport(kind)
+        ) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            try await h.waitForSubscriptions(1)
+            try await publishUntilReceived("before", to: h, legacy: kind != .appsync, from: &roles)
+            let start = h.clock.now
+
+            #expect(h.emulator.stallConnections(for: .seconds(3600)) >= 1)
+            var states = await h.notifier.connectionStates().makeAsyncIterator()
+            #expect(await states.next() == .connected)
+            paths.update(.satisfied(.cellular))
+            // The check's ping is armed with its deadline on the transport's manual clock: move
+            // the clock by exactly that much, once the deadline is there.
+            while h.clock.nextDeadline.map({ $0 > start.advanced(by: checkTimeout) }) ?? true {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            h.clock.advance(by: checkTimeout)
+            while let state = await states.next(), state != .connected {}
+            try await publishUntilReceived("after path change", to: h, legacy: kind != .appsync, from: &roles)
+            #expect(h.clock.now == start.advanced(by: checkTimeout),
+                    "only the check's deadline passed: no keep-alive window, no reconnect delay")
+        }
+    }
+
     /// Publishes a role change until the consumer gets it (a new subscription may still be on
     /// its way, and the stalled one may still count on the server), and checks it is that one.
     func publishUntilReceived(

@@ -54,6 +54,7 @@ struct EndToEnd {
         keepAliveInterval: Duration = .seconds(1),
         maximumSubscriptions: Int = 200,
         tls: Bool = false,
+        configuration notifierConfiguration: BackendNotifier.Configuration = .init(),
         _ makeTransport: MakeTransport,
         _ body: (EndToEnd) async throws -> Void
     ) async throws {
@@ -65,7 +66,7 @@ struct EndToEnd {
             if let pem = endpoints.certificatePEM { connectorConfiguration.tls.trustRoots = .only(try .pem(pem)) }
             let transport = try makeTransport(endpoints, NIOWebSocketConnector(configuration: connectorConfiguration), clock)
             let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in token })
-            let notifier = BackendNotifier(transport: transport, session: session)
+            let notifier = BackendNotifier(transport: transport, session: session, configuration: notifierConfiguration)
             let harness = EndToEnd(emulator: emulator, endpoints: endpoints, notifier: notifier, session: session, clock: clock)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await notifier.run() }

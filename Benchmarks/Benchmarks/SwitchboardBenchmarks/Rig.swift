@@ -26,6 +26,7 @@ enum Rig {
     /// signed in with the API key.
     static func notifier(
         _ kind: TransportKind, port: Int, reconnect: ReconnectPolicy = .standard,
+        configuration: BackendNotifier.Configuration = .init(),
         wrap: (any EventTransport) -> any EventTransport = { $0 }
     ) -> BackendNotifier {
         let connector = NIOWebSocketConnector()
@@ -45,7 +46,7 @@ enum Rig {
                 connector: connector)
         }
         let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in apiKey })
-        return BackendNotifier(transport: wrap(transport), session: session)
+        return BackendNotifier(transport: wrap(transport), session: session, configuration: configuration)
     }
 
     /// Runs `notifier` for the duration of `body`, then shuts it down.
