@@ -14,13 +14,16 @@ struct PongHold: Sendable {
     /// Puts the hold into the connection's pipeline, in front of the frame encoder.
     /// - Parameter channel: The upgraded WebSocket channel.
     static func install(on channel: any Channel) async throws -> PongHold {
-        try await channel.eventLoop.submit {
-            let handler = Handler()
-            let pipeline = channel.pipeline.syncOperations
-            let encoder = try pipeline.context(handlerType: WebSocketFrameEncoder.self)
-            try pipeline.addHandler(handler, position: .after(encoder.handler))
-            return PongHold(handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
-        }.get()
+        try await channel.eventLoop.submit { try installOnEventLoop(channel) }.get()
+    }
+
+    /// ``install(on:)`` on the channel's event loop.
+    static func installOnEventLoop(_ channel: any Channel) throws -> PongHold {
+        let handler = Handler()
+        let pipeline = channel.pipeline.syncOperations
+        let encoder = try pipeline.context(handlerType: WebSocketFrameEncoder.self)
+        try pipeline.addHandler(handler, position: .after(encoder.handler))
+        return PongHold(handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
     }
 
     /// A stall begins: hold pongs from now on. Called when the stall is asked for, so a ping

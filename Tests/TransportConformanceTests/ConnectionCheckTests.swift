@@ -235,8 +235,8 @@ struct CheckRig: Sendable {
         events.value.dropFirst(start).compactMap { if case .error(let error) = $0 { error } else { nil } }
     }
 
-    /// Waits, at most 10 s of real time (a bound for what must happen, never a delay a result
-    /// depends on), until `count` events match.
+    /// Waits, at most 30 s of real time (a bound for what must happen, never a delay a result
+    /// depends on; generous, since the whole suite loads the machine), until `count` events match.
     /// - Returns: The index of the `count`th match.
     @discardableResult
     func waitFor(_ what: String, count: Int = 1, _ match: @escaping @Sendable (TransportEvent) -> Bool) async throws -> Int {
@@ -246,7 +246,7 @@ struct CheckRig: Sendable {
         return all.indices.filter { match(all[$0]) }[count - 1]
     }
 
-    /// Waits, at most 10 s of real time, until `count` log lines contain `text`.
+    /// Waits, at most 30 s of real time, until `count` log lines contain `text`.
     func waitForLog(_ text: String, count: Int) async throws {
         let satisfied: @Sendable ([String]) -> Bool = { $0.filter { $0.contains(text) }.count >= count }
         try await Self.bounded("\(count) log line(s) with \(text)") { await lines.wait(until: satisfied) } satisfied: { satisfied(lines.value) }
@@ -257,7 +257,7 @@ struct CheckRig: Sendable {
     ) async throws {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await wait() }
-            group.addTask { try? await Task.sleep(for: .seconds(10)) }
+            group.addTask { try? await Task.sleep(for: .seconds(30)) }
             await group.next()
             group.cancelAll()
         }
