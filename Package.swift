@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCore",
                 "Switchboard",
+                "SwitchboardGraphQL",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import Switchboard
 import SwitchboardCore
+import SwitchboardGraphQL
 
 /// Event payloads, decoded as every catalog model the way ``BackendNotifier`` does: as an AppSync
 /// Events payload and as a legacy GraphQL result under the model's root field. Decoding either
@@ -12,12 +13,17 @@ package enum ModelPayloadCheck {
     /// - Throws: ``FuzzFinding`` when the property does not hold.
     package static func check(_ input: [UInt8]) throws(FuzzFinding) {
         let data = Data(input)
-        // Routing looks inside a legacy result before any model decodes it.
-        let result = try? JSONDecoder().decode(JSONValue.self, from: data)
         for descriptor in StreamCatalog.all {
             try roundTrip(descriptor.outputType, data, under: nil)
             try roundTrip(descriptor.outputType, data, under: descriptor.legacy.field)
-            if let selected = result?[descriptor.legacy.field] { _ = descriptor.legacySelects(selected) }
+        }
+        // The GraphQL transport maps a legacy result to the new contract before any model reads
+        // it; the streams its eventTypes name decode what it hands on.
+        let outcome = LegacyResults.envelope(from: data, subscription: "fuzz", receivedAt: Date(timeIntervalSince1970: 0))
+        if case .event(let envelope) = outcome, !envelope.eventTypes.isEmpty {
+            for descriptor in StreamCatalog.all where !descriptor.eventTypes.isDisjoint(with: envelope.eventTypes) {
+                try roundTrip(descriptor.outputType, envelope.payload, under: nil)
+            }
         }
     }
 

@@ -112,8 +112,10 @@ extension AppSyncEventsTransport {
                         let now = Date()
                         for payload in payloads {
                             metrics.events.increment()
+                            let bytes = Array(payload.utf8)
                             continuation.yield(.received(EventEnvelope(
-                                subscription: key, payload: Data(payload.utf8), receivedAt: now, transport: .appsync)))
+                                subscription: key, document: JSONDocument(bytes, isValidUTF8: true), payload: Data(bytes),
+                                receivedAt: now, transport: .appsync)))
                         }
                     }
                 }

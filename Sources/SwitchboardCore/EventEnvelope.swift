@@ -64,31 +64,99 @@ public struct SubscriptionRequest: Hashable, Sendable {
     }
 }
 
-/// One event as a transport delivers it: untyped, exactly as it came off the wire.
+/// One event as a transport delivers it, in the terms of the new contract whichever transport
+/// received it: the contract's `eventType`s and the payload with the new contract's field names.
 ///
+/// Everything dialect-specific stays inside the transport: a GraphQL transport unwraps the
+/// result from under its root field, renames legacy fields (`deviceGroupID` → `siteId`,
+/// `AIControlSetting` → `aiControlSetting`) and names the kinds of change the result carries.
 /// Typed decoding happens once, above the transports, so the same logical event from either
 /// transport becomes the same typed value.
 public struct EventEnvelope: Hashable, Sendable {
     /// The subscription that received the event.
     public var subscription: SubscriptionKey
-    /// The raw JSON payload. For AppSync Events it is the event text of a `data` frame; for
-    /// GraphQL it is the `data` object of a result (`{"subscribeDeviceState": {...}}`).
-    public var payload: Data
+    /// The contract `eventType`s of the event, which route it to streams: exactly one on AppSync
+    /// Events (the payload's own `eventType`); on the legacy transport one per kind of change the
+    /// result sets (a `DeviceState` that sets `online` and `recording` is both a presence and a
+    /// recording change). Empty when the transport could not tell.
+    public var eventTypes: [String]
+    /// The event's JSON object, with the new contract's field names. An AppSync Events payload is
+    /// the event text of a `data` frame, as published; a legacy payload is the result object
+    /// (without `eventType` and `timestamp`, which the legacy contract does not carry).
+    public var payload: Data {
+        didSet { document = nil }
+    }
     /// When the transport received the frame.
     public var receivedAt: Date
     /// The transport that received it.
     public var transport: TransportKind
+    /// The payload, parsed once by the transport that found the `eventType`s in it, so that the
+    /// notifier decodes it without parsing again; nil when it was not parsed (or not parseable
+    /// by ``JSONDocument``).
+    package private(set) var document: JSONDocument?
 
     /// Creates an envelope.
     /// - Parameters:
     ///   - subscription: The subscription that received the event.
-    ///   - payload: The raw JSON bytes.
+    ///   - eventTypes: The contract `eventType`s the event carries.
+    ///   - payload: The event's JSON object, with the new contract's field names.
     ///   - receivedAt: The receive time.
     ///   - transport: The transport that received it.
-    public init(subscription: SubscriptionKey, payload: Data, receivedAt: Date, transport: TransportKind) {
+    public init(subscription: SubscriptionKey, eventTypes: [String], payload: Data, receivedAt: Date, transport: TransportKind) {
         self.subscription = subscription
+        self.eventTypes = eventTypes
         self.payload = payload
         self.receivedAt = receivedAt
         self.transport = transport
+    }
+
+    /// Creates an envelope for a payload that names its own `eventType` (an AppSync Events
+    /// event): the payload is parsed once here, and ``eventTypes`` holds its `eventType`, or
+    /// nothing when it has none.
+    /// - Parameters:
+    ///   - subscription: The subscription that received the event.
+    ///   - payload: The event's JSON object, with its `eventType` member.
+    ///   - receivedAt: The receive time.
+    ///   - transport: The transport that received it.
+    public init(subscription: SubscriptionKey, payload: Data, receivedAt: Date, transport: TransportKind) {
+        self.init(subscription: subscription, document: JSONDocument(payload), payload: payload,
+                  receivedAt: receivedAt, transport: transport)
+    }
+
+    /// Creates an envelope from a payload the caller parsed, reading the `eventType` from it.
+    package init(subscription: SubscriptionKey, document: JSONDocument?, payload: Data, receivedAt: Date, transport: TransportKind) {
+        self.init(subscription: subscription, eventTypes: [], payload: payload, receivedAt: receivedAt, transport: transport)
+        if let document {
+            self.document = document
+            if let type = document.member("eventType", of: document.root).flatMap(document.string) {
+                eventTypes = [type]
+            }
+        } else if let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
+                  let type = object["eventType"] as? String {
+            // Beyond the fast parser (an exponent, an escaped key): read the same way the decoder will.
+            eventTypes = [type]
+        }
+    }
+
+    /// Creates an envelope with a parsed payload and known event types.
+    package init(
+        subscription: SubscriptionKey, eventTypes: [String], document: JSONDocument?, payload: Data, receivedAt: Date,
+        transport: TransportKind
+    ) {
+        self.init(subscription: subscription, eventTypes: eventTypes, payload: payload, receivedAt: receivedAt, transport: transport)
+        self.document = document
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.subscription == rhs.subscription && lhs.eventTypes == rhs.eventTypes && lhs.payload == rhs.payload
+            && lhs.receivedAt == rhs.receivedAt && lhs.transport == rhs.transport
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(subscription)
+        hasher.combine(eventTypes)
+        hasher.combine(payload)
+        hasher.combine(receivedAt)
+        hasher.combine(transport)
     }
 }

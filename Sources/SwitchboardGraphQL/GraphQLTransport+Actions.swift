@@ -60,7 +60,13 @@ extension GraphQLTransport {
             continuation.yield(event)
         case .deliver(let key, let payload):
             metrics.events.increment()
-            continuation.yield(.received(EventEnvelope(subscription: key, payload: payload, receivedAt: Date(), transport: .graphql)))
+            switch LegacyResults.envelope(from: payload, subscription: key, receivedAt: Date()) {
+            case .event(let envelope):
+                continuation.yield(.received(envelope))
+            case .nothing(let reason):
+                logger.debug("result carries no event; ignored", metadata: [
+                    "switchboard.subscription": "\(key)", "switchboard.reason": "\(reason)"])
+            }
         case .finish:
             driver.finished = true
         case .pingSocket(let generation):

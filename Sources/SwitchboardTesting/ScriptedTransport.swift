@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardGraphQL
 
 /// An ``EventTransport`` for tests: it records every command and lets the test script what the
 /// "server" does: acknowledge, reject, deliver events, drop the connection.
@@ -183,13 +184,22 @@ public final class ScriptedTransport: EventTransport {
         emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: message)))
     }
 
-    /// Delivers a raw JSON payload on a subscription.
+    /// Delivers a raw JSON payload on a subscription, as the transport of ``kind`` would hand it on.
     /// - Parameters:
-    ///   - payload: The JSON text (AppSync: the event; GraphQL: the `data` object).
+    ///   - payload: The JSON text as it arrives on the wire: AppSync Events, the event; GraphQL,
+    ///     a result's `data` object, which becomes an envelope exactly as `GraphQLTransport` makes
+    ///     it (unwrapped, legacy names mapped, `eventType`s named; a null result delivers nothing).
     ///   - key: The subscription it arrives on.
     ///   - receivedAt: The receive time to stamp.
     public func deliver(_ payload: String, on key: SubscriptionKey, receivedAt: Date = Date()) {
-        emit(.received(EventEnvelope(subscription: key, payload: Data(payload.utf8), receivedAt: receivedAt, transport: kind)))
+        switch kind {
+        case .appsync:
+            emit(.received(EventEnvelope(subscription: key, payload: Data(payload.utf8), receivedAt: receivedAt, transport: kind)))
+        case .graphql:
+            guard case .event(let envelope) = LegacyResults.envelope(
+                from: Data(payload.utf8), subscription: key, receivedAt: receivedAt) else { return }
+            emit(.received(envelope))
+        }
     }
 
     /// Drops the connection. In automatic mode the transport reconnects at once and acknowledges

@@ -80,7 +80,9 @@ struct GraphQLTransportTests {
             socket.serverSends(text: #"{"type":"data","id":"\#(id)","payload":{"data":{"subscribeDeviceState":{"online":true}}}}"#)
             await h.log.wait { if case .received = $0 { true } else { false } }
             guard case .received(let envelope)? = h.log.events.last(where: { if case .received = $0 { true } else { false } }) else { return }
-            #expect(String(decoding: envelope.payload, as: UTF8.self) == #"{"subscribeDeviceState":{"online":true}}"#)
+            // Unwrapped from under the root field, named by the change it carries.
+            #expect(String(decoding: envelope.payload, as: UTF8.self) == #"{"online":true}"#)
+            #expect(envelope.eventTypes == ["device/presenceChanged"])
             #expect(envelope.transport == .graphql)
         }
     }

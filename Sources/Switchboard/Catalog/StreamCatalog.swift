@@ -24,17 +24,17 @@ package enum StreamCatalog {
         StreamDescriptor(
             id: devicePresence, family: "device", channel: "device/presenceChanged",
             eventTypes: ["device/presenceChanged"],
-            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("online"),
+            legacy: .deviceState,
             outputType: DevicePresenceOutput.self),
         StreamDescriptor(
             id: deviceRecording, family: "device", channel: "device/recordingStateChanged",
             eventTypes: ["device/recordingStateChanged"],
-            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("recording"),
+            legacy: .deviceState,
             outputType: DeviceRecordingOutput.self),
         StreamDescriptor(
             id: deviceFirmware, family: "device", channel: "device/firmwareUpdated",
             eventTypes: ["device/firmwareUpdated"],
-            legacy: .deviceState, legacySelects: StreamDescriptor.whenSet("fwUpdateState"),
+            legacy: .deviceState,
             outputType: DeviceFirmwareOutput.self),
         StreamDescriptor(
             id: archive, family: nil, channel: "archive/stateChanged",
@@ -47,17 +47,17 @@ package enum StreamCatalog {
         StreamDescriptor(
             id: license, family: "organization", channel: "organization/licensePhaseChanged",
             eventTypes: ["organization/licensePhaseChanged"],
-            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("licensePhase"),
+            legacy: .organizationState,
             outputType: LicenseStateOutput.self),
         StreamDescriptor(
             id: plan, family: "organization", channel: "organization/planChanged",
             eventTypes: ["organization/planChanged"],
-            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("isFreePlan"),
+            legacy: .organizationState,
             outputType: PlanStateOutput.self),
         StreamDescriptor(
             id: aiSettings, family: "organization", channel: "organization/aiSettingsChanged",
             eventTypes: ["organization/aiSettingsChanged"],
-            legacy: .organizationState, legacySelects: StreamDescriptor.whenSet("AIControlSetting", "aiControlSetting"),
+            legacy: .organizationState,
             outputType: AISettingsOutput.self),
         StreamDescriptor(
             id: role, family: nil, channel: "roleChanged",

@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardCore
 
 /// A typed event that has a place in the stream catalog.
-package protocol CatalogEvent: SwitchboardEvent, Codable, Equatable, PayloadDecodable {
+package protocol CatalogEvent: SwitchboardEvent, Codable, Hashable, PayloadDecodable {
     /// Every wire field the model understands, legacy names included; others are logged at debug.
     static var knownFieldNames: Set<String> { get }
     /// The `eventType` AppSync Events carries; nil from the legacy transport.
@@ -35,9 +35,6 @@ package struct StreamDescriptor: Sendable {
     package let eventTypes: Set<String>
     /// The legacy GraphQL subscription that carries this stream's events.
     package let legacy: LegacySubscription
-    /// The legacy selection rule: does this result object (the value under the root field) belong
-    /// to the stream? A `DeviceState` with `online` set feeds `devicePresence`, and so on.
-    package let legacySelects: @Sendable (JSONValue) -> Bool
     /// The typed model the stream yields.
     package let outputType: any CatalogEvent.Type
 
@@ -50,7 +47,6 @@ package struct StreamDescriptor: Sendable {
         channel: String,
         eventTypes: Set<String>,
         legacy: LegacySubscription,
-        legacySelects: @escaping @Sendable (JSONValue) -> Bool = { _ in true },
         outputType: any CatalogEvent.Type
     ) {
         self.id = id
@@ -58,13 +54,7 @@ package struct StreamDescriptor: Sendable {
         self.channel = channel
         self.eventTypes = eventTypes
         self.legacy = legacy
-        self.legacySelects = legacySelects
         self.outputType = outputType
-    }
-
-    /// A legacy rule selecting results where any of `fields` is set (present and not null).
-    package static func whenSet(_ fields: String...) -> @Sendable (JSONValue) -> Bool {
-        { object in fields.contains { JSONValue.isSet(object[$0]) } }
     }
 }
 

@@ -53,13 +53,11 @@ extension BackendNotifier {
     public func didReceiveMemoryWarning() -> MemoryTrim {
         let discarded = broker.discardHistory()
         var trim = MemoryTrim(historyRecords: discarded.history, deadLetters: discarded.deadLetters)
-        if configuration.catchUp != nil, !catchUpBook.running {
-            trim.caughtUpFingerprints = catchUpBook.caughtUpBefore.count
-            catchUpBook.caughtUpBefore = Fingerprints()
-            if catchUpBook.deliveredTotal > 0, identity != nil {
-                trim.rememberedDeliveries = catchUpBook.deliveredTotal
-                requestCatchUp(.rememberedDeliveriesFull)
-            }
+        catchUpStep { machine, readiness in
+            let (fingerprints, remembered, actions) = machine.trimForMemory(signedIn: identity != nil, readiness: readiness)
+            trim.caughtUpFingerprints = fingerprints
+            trim.rememberedDeliveries = remembered
+            return actions
         }
         logger.debug("memory warning", metadata: ["switchboard.trimmed": "\(trim)"])
         broker.publish(MemoryWarningEvent(trimmed: trim))

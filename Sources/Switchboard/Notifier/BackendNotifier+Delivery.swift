@@ -4,9 +4,10 @@ import Logging
 import SwitchboardCore
 
 extension BackendNotifier {
-    /// Routes one envelope to the streams its subscription serves, decodes it once per stream
-    /// type and publishes the typed values. The payload is parsed once (``JSONDocument``) for
-    /// routing and decoding; `JSONDecoder` reads it only where that parse leaves it.
+    /// Routes one envelope to the streams its subscription serves and its `eventType`s name,
+    /// decodes it once per stream type and publishes the typed values. The payload is parsed
+    /// once (``JSONDocument``, by the transport that read its `eventType`s, or here); `JSONDecoder`
+    /// reads it only where that parse leaves it.
     func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
         if route == .live, holdWhileCatchingUp(envelope) { return }
         let streams = table.streams(servedBy: envelope.subscription)
@@ -18,94 +19,59 @@ extension BackendNotifier {
         }
         logger.trace("event", metadata: [
             "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payload.count)"])
-        let eventId = EventIdentifiers.make()
-        let descriptors = streams.sorted().map(StreamCatalog.descriptor)
-        let document = JSONDocument(envelope.payload)
-        switch envelope.transport {
-        case .appsync: deliverAppSync(envelope, document: document, to: descriptors, eventId: eventId, route: route)
-        case .graphql: deliverGraphQL(envelope, document: document, to: descriptors, eventId: eventId, route: route)
-        }
+        deliver(envelope, to: streams.sorted().map(StreamCatalog.descriptor), eventId: EventIdentifiers.make(), route: route)
     }
 
-    func deliverAppSync(
-        _ envelope: EventEnvelope, document: JSONDocument?, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute
-    ) {
-        let eventType: String
-        do {
-            eventType = try self.eventType(of: envelope.payload, document: document)
-        } catch {
-            let failure = decodingError(error, what: "the event envelope")
-            undeliverable(envelope, eventName: "unknown", error: failure, eventId: eventId, stream: nil)
+    /// Publishes one envelope on those of `descriptors` whose `eventType`s it carries.
+    func deliver(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
+        guard !envelope.eventTypes.isEmpty else {
+            undeliverable(envelope, eventName: "unknown", error: Self.missingEventType(envelope.payload), eventId: eventId, stream: nil)
             return
         }
-        let targets = descriptors.filter { $0.eventTypes.contains(eventType) }
+        let targets = descriptors.filter { !$0.eventTypes.isDisjoint(with: envelope.eventTypes) }
         guard !targets.isEmpty else {
             metrics.unrouted.increment()
             logger.debug("eventType not routed to any requested stream", metadata: [
-                "switchboard.eventType": "\(eventType)", "switchboard.subscription": "\(envelope.subscription)"])
+                "switchboard.eventType": "\(envelope.eventTypes.joined(separator: ","))",
+                "switchboard.subscription": "\(envelope.subscription)"])
             return
         }
+        let document = envelope.document ?? JSONDocument(envelope.payload)
         for descriptor in targets {
             publish(descriptor.outputType, envelope: envelope, document: document, descriptor: descriptor, eventId: eventId,
-                    legacyField: nil, route: route)
+                    route: route)
         }
     }
 
-    private func deliverGraphQL(
-        _ envelope: EventEnvelope, document: JSONDocument?, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute
-    ) {
-        guard let field = descriptors.first?.legacy.field else { return }
-        let result: JSONValue?
+    /// Why an envelope without an `eventType` cannot be delivered: its payload is no JSON
+    /// object, or the object lacks the (required) `eventType`.
+    static func missingEventType(_ payload: Data) -> SwitchboardError {
         do {
-            if let document, document.kind(document.root) == .object {
-                result = document.member(field, of: document.root).map { JSONValue(document, $0) }
-            } else {
-                result = try decoder.decode(JSONValue.self, from: envelope.payload)[field]
+            guard try JSONSerialization.jsonObject(with: payload, options: [.fragmentsAllowed]) is [String: Any] else {
+                return SwitchboardError(code: .decodingFailed, message: "could not decode the event envelope: the payload is not a JSON object")
             }
         } catch {
-            undeliverable(envelope, eventName: "unknown", error: decodingError(error, what: "the GraphQL result"),
-                          eventId: eventId, stream: nil)
-            return
+            return SwitchboardError(code: .decodingFailed, message: "could not decode the event envelope: \(error)", cause: error)
         }
-        guard let result, JSONValue.isSet(result) else {
-            logger.debug("GraphQL result without \(field); ignored", metadata: ["switchboard.subscription": "\(envelope.subscription)"])
-            return
-        }
-        for descriptor in descriptors where descriptor.legacySelects(result) {
-            publish(descriptor.outputType, envelope: envelope, document: document, descriptor: descriptor, eventId: eventId,
-                    legacyField: field, route: route)
-        }
-    }
-
-    /// The `eventType` of an AppSync payload, for routing: read by ``JSONDocument`` in one pass,
-    /// or by `JSONDecoder` when that leaves the payload to it (and for the error).
-    private func eventType(of payload: Data, document: JSONDocument?) throws -> String {
-        if let document, let value = document.member("eventType", of: document.root),
-           let eventType = document.string(value) {
-            return eventType
-        }
-        guard let eventType = try decoder.decode(EventTypeProbe.self, from: payload).eventType else {
-            throw SwitchboardError(code: .decodingFailed, message: "the payload has no eventType (required)")
-        }
-        return eventType
+        return SwitchboardError(code: .decodingFailed, message: "the payload has no eventType (required)")
     }
 
     private func publish<Output: CatalogEvent>(
         _ type: Output.Type, envelope: EventEnvelope, document: JSONDocument?, descriptor: StreamDescriptor, eventId: String,
-        legacyField: String?, route: DeliveryRoute
+        route: DeliveryRoute
     ) {
         let metadata = EventMetadata(
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
         let value: Output
         do {
-            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: legacyField, document: document)
+            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: nil, document: document)
         } catch {
             undeliverable(envelope, eventName: Output.eventName, error: error, eventId: eventId, stream: descriptor.id)
             return
         }
         if logger.logLevel <= .debug {
             let unknown = EventPayloadDecoder.unknownFields(
-                in: envelope.payload, known: Output.knownFieldNames, under: legacyField)
+                in: envelope.payload, known: Output.knownFieldNames)
             if !unknown.isEmpty {
                 logger.debug("unknown fields ignored", metadata: [
                     "switchboard.event": "\(Output.eventName)", "switchboard.fields": "\(unknown.joined(separator: ","))"])
@@ -133,26 +99,15 @@ extension BackendNotifier {
         broker.reportUndeliverable(payload: envelope.payload, eventName: eventName, error: error, metadata: metadata)
         report(error, stream: stream)
     }
-
-    private func decodingError(_ error: any Error, what: String) -> SwitchboardError {
-        if let error = error as? SwitchboardError { return error }
-        return SwitchboardError(code: .decodingFailed, message: "could not decode \(what): \(error)")
-    }
 }
 
 extension BackendNotifier {
-    /// A value's identity for recognising it again: its stream and its fields, without
+    /// A value's identity for recognising it again: its stream and its typed fields, without
     /// `eventType` and `timestamp` (only AppSync Events carries them), and its timestamp aside.
     static func fingerprint<Output: CatalogEvent>(_ value: Output, stream: StreamID) -> Fingerprint {
         var bare = value
         bare.eventType = nil
         bare.timestamp = nil
-        return Fingerprint(key: "\(stream.rawValue)|\(bare)", timestamp: value.timestamp)
+        return Fingerprint(key: FingerprintKey(stream: stream, fields: AnyHashable(bare)), timestamp: value.timestamp)
     }
 }
-
-/// Just the `eventType` of an AppSync payload, for routing.
-private struct EventTypeProbe: Decodable {
-    var eventType: String?
-}
-

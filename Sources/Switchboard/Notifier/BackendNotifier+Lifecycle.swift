@@ -19,7 +19,7 @@ extension BackendNotifier {
             tokenProvider.withLock { $0 = nil }
             pendingGap = nil
             connectionResetRequested = true
-            forgetUser()
+            catchUpMachine?.forgetUser()
             send(table.removeAll())
             transport.disconnect()
         case .signedIn(let next):
@@ -47,7 +47,7 @@ extension BackendNotifier {
                 send(table.removeAll())
                 pendingGap = nil
                 connectionResetRequested = true
-                forgetUser()
+                catchUpMachine?.forgetUser()
             } else {
                 logger.debug("signed in: connecting", metadata: ["switchboard.user": "\(next.userId)"])
             }
@@ -90,7 +90,7 @@ extension BackendNotifier {
             report(error, stream: stream)
         }
         send(table.apply(plan.subscriptions))
-        startCatchUpIfSubscribed()
+        catchUpStep { $0.readinessChanged($1) }
     }
 
     func send(_ commands: [SubscriptionTable.Command]) {
@@ -118,7 +118,7 @@ extension BackendNotifier {
         switch event {
         case .connectionStateChanged(let state):
             let previous = connectionState
-            if previous == .connected, state != .connected { catchUpBook.connectionClosed(at: seenAt) }
+            if previous == .connected, state != .connected { catchUpMachine?.connectionClosed(at: seenAt) }
             setConnectionState(state, transport: transportKind)
             if previous == .connected, state != .connected, identity != nil, !connectionResetRequested {
                 pendingGap = pendingGap ?? .reconnected
@@ -126,17 +126,14 @@ extension BackendNotifier {
             switch state {
             case .connected:
                 connectionResetRequested = false
-                if previous != .connected { catchUpBook.connectionOpened() }
+                if previous != .connected { catchUpMachine?.connectionOpened(at: seenAt) }
                 reconcile()
                 let gap = pendingGap
                 pendingGap = nil
                 if let gap { deliveryResumed(after: gap) }
-                let alreadyWaiting = catchUpBook.waiting != nil
-                catchUpIfNeeded(after: gap)
-                // A catch-up still waiting from a previous connection waits for this one's.
-                if alreadyWaiting { timeAcknowledgements() }
+                catchUpStep { $0.connected(after: gap, readiness: $1) }
             case .connecting:
-                catchUpBook.attemptStartedAt = seenAt
+                catchUpMachine?.attemptStarted(at: seenAt)
                 send(table.connectionLost())
             case .waitingToReconnect, .idle, .shutDown:
                 send(table.connectionLost())
@@ -147,12 +144,12 @@ extension BackendNotifier {
         case .subscriptionEstablished(let key):
             logger.debug("subscription established", metadata: ["switchboard.subscription": "\(key)"])
             send(table.established(key))
-            startCatchUpIfSubscribed()
+            catchUpStep { $0.readinessChanged($1) }
         case .subscriptionFailed(let key, let error):
             let result = table.rejected(key)
             send(result.commands)
             report(error, streams: result.streams)
-            startCatchUpIfSubscribed()
+            catchUpStep { $0.readinessChanged($1) }
         case .received(let envelope):
             deliver(envelope)
         case .error(let error):
@@ -164,7 +161,7 @@ extension BackendNotifier {
     /// current state is not reported again.
     func setConnectionState(_ state: ConnectionState, transport kind: TransportKind) {
         guard state != connectionState else { return }
-        if connectionState == .connected { catchUpBook.connectionClosed(at: Date()) }
+        if connectionState == .connected { catchUpMachine?.connectionClosed(at: configuration.now()) }
         connectionState = state
         logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
         for observer in stateObservers.values { observer.yield(state) }

@@ -229,7 +229,7 @@ extension BackendNotifier {
     /// switch of transport, or a reconnect, once the connection is up again.
     ///
     /// It logs the gap; the catch-up itself (contract.md §6) starts right after it, in
-    /// ``catchUpIfNeeded(after:)``, when ``Configuration/catchUp`` is set.
+    /// the catch-up machine, when ``Configuration/catchUp`` is set.
     func deliveryResumed(after gap: DeliveryGap) {
         logger.debug("delivery resumed after a gap", metadata: ["switchboard.gap": "\(gap)"])
     }

@@ -49,6 +49,10 @@ public actor BackendNotifier {
         /// it replaces the connection; 800 ms by default: a round trip on a mobile network rarely takes longer,
         /// and a needless new connection costs less than a dead one kept (with catch-up, nothing is lost).
         public var connectionCheckTimeout: Duration
+        /// Where the notifier reads the time of day: when it started (the first catch-up starts
+        /// there without a checkpoint) and when connections opened and closed (to recognise live
+        /// copies of caught-up events). The system's clock by default; tests pass their own.
+        public var now: @Sendable () -> Date
 
         /// Creates a configuration.
         /// - Parameters:
@@ -57,12 +61,15 @@ public actor BackendNotifier {
         ///   - bufferingPolicy: How each consumer stream buffers; the newest 10,000 by default.
         ///   - networkPaths: Where network path changes come from; none by default.
         ///   - connectionCheckTimeout: How long a connection check waits for an answer; 800 ms by default.
+        ///   - now: Where the time of day is read; the system's clock by default.
         public init(
             namespace: String = "vortex-app", catchUp: CatchUp? = nil,
             bufferingPolicy: EventStreamBufferingPolicy = .standard,
             networkPaths: (any NetworkPathMonitor)? = nil,
-            connectionCheckTimeout: Duration = .milliseconds(800)
+            connectionCheckTimeout: Duration = .milliseconds(800),
+            now: @escaping @Sendable () -> Date = { Date() }
         ) {
+            self.now = now
             self.namespace = namespace
             self.catchUp = catchUp
             self.bufferingPolicy = bufferingPolicy
@@ -157,9 +164,10 @@ public actor BackendNotifier {
     var stateObservers: [Int: BufferedContinuation<ConnectionState>] = [:]
     var errorObservers: [Int: BufferedContinuation<SwitchboardError>] = [:]
     var statusBook = StatusBook()
-    var catchUpBook = CatchUpBook()
-    let catchUpReasons: AsyncStream<CatchUpReason>
-    let catchUpRequests: AsyncStream<CatchUpReason>.Continuation
+    /// Catch-up's state, when ``Configuration/catchUp`` is set; made when ``run()`` starts.
+    var catchUpMachine: CatchUpMachine?
+    let catchUpReasons: AsyncStream<CatchUpMachine.Order>
+    let catchUpRequests: AsyncStream<CatchUpMachine.Order>.Continuation
     /// A catch-up began waiting for acknowledgements (its number): the deadline task times it.
     let acknowledgementWaits: AsyncStream<Int>
     let acknowledgementWaitStarted: AsyncStream<Int>.Continuation
@@ -198,7 +206,7 @@ public actor BackendNotifier {
         self.logger = logger
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
         self.catchUpMetrics = CatchUpMetrics(factory: metricsFactory ?? MetricsSystem.factory)
-        (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpReason>.makeStream()
+        (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpMachine.Order>.makeStream()
         (acknowledgementWaits, acknowledgementWaitStarted) = AsyncStream<Int>.makeStream()
         (inputs, inputContinuation) = HandOff<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
@@ -290,14 +298,21 @@ public actor BackendNotifier {
         let inputs = inputContinuation
         let catchUpReasons = catchUpReasons
         let acknowledgementWaits = acknowledgementWaits
-        catchUpBook.startedAt = Date()
+        let now = configuration.now
+        if let catchUp = configuration.catchUp {
+            catchUpMachine = CatchUpMachine(
+                settings: CatchUpMachine.Settings(
+                    rememberedDeliveries: catchUp.rememberedDeliveries, subscriptionSettleTime: catchUp.subscriptionSettleTime,
+                    retries: catchUp.retries, retryDelay: catchUp.retryDelay),
+                startedAt: configuration.now())
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runCatchUps(catchUpReasons) }
             group.addTask { await self.runAcknowledgementDeadlines(acknowledgementWaits) }
             // One transport at a time: the next one starts only after the previous one's run()
             // returned and its events stopped being read.
             group.addTask {
-                for await slot in slots { await Self.drive(slot, inputs: inputs) }
+                for await slot in slots { await Self.drive(slot, inputs: inputs, now: now) }
             }
             group.addTask {
                 for await session in sessions { inputs.yield(.session(session)) }
@@ -330,12 +345,14 @@ public actor BackendNotifier {
 
     /// Runs one transport until its `run()` returns, feeding its events, tagged with its
     /// generation, into `inputs`; reports the end only after the last event was fed.
-    nonisolated static func drive(_ slot: TransportSlot, inputs: HandOff<Input>.Continuation) async {
+    nonisolated static func drive(
+        _ slot: TransportSlot, inputs: HandOff<Input>.Continuation, now: @escaping @Sendable () -> Date
+    ) async {
         let transport = slot.transport
         let error = await withDiscardingTaskGroup(returning: (any Error)?.self) { group in
             group.addTask {
                 for await event in transport.events {
-                    let seenAt: Date? = if case .connectionStateChanged = event { Date() } else { nil }
+                    let seenAt: Date? = if case .connectionStateChanged = event { now() } else { nil }
                     inputs.yield(.transport(event, generation: slot.generation, seenAt: seenAt))
                 }
             }
@@ -385,7 +402,7 @@ public actor BackendNotifier {
                 dropStale(event)
                 return
             }
-            handle(event, seenAt: seenAt ?? Date())
+            handle(event, seenAt: seenAt ?? configuration.now())
         case .consumerEnded(let id):
             guard consumers.removeValue(forKey: id) != nil else { return }
             reconcile()

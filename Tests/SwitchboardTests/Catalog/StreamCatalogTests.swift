@@ -73,24 +73,4 @@ struct StreamCatalogTests {
         #expect(operation.variables == [legacy.argument.rawValue: legacy.argument == .userId ? "u1" : "o1"])
         #expect(document.contains("$\(legacy.argument.rawValue): ID!"))
     }
-
-    @Test("legacy selection rules take the results whose field is set")
-    func legacySelection() throws {
-        let decode = { (json: String) throws -> JSONValue in try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) }
-        let presenceAndRecording = try decode(#"{"online":true,"recording":false,"fwUpdateState":null}"#)
-        let firmwareOnly = try decode(#"{"fwUpdateState":-1}"#)
-        let select = { (id: StreamID, value: JSONValue) in StreamCatalog.descriptor(id).legacySelects(value) }
-        #expect(select("devicePresence", presenceAndRecording))
-        #expect(select("deviceRecording", presenceAndRecording))
-        #expect(!select("deviceFirmware", presenceAndRecording))
-        #expect(select("deviceFirmware", firmwareOnly))
-        #expect(!select("devicePresence", firmwareOnly))
-        #expect(select("device", firmwareOnly))
-        let ai = try decode(#"{"orgId":"o1","AIControlSetting":{"uuid":"x"}}"#)
-        #expect(select("aiSettings", ai))
-        #expect(!select("license", ai))
-        #expect(!select("plan", ai))
-        #expect(select("plan", try decode(#"{"isFreePlan":false}"#)))
-        #expect(select("license", try decode(#"{"licensePhase":"Valid"}"#)))
-    }
 }

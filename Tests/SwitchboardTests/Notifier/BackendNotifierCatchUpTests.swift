@@ -236,7 +236,7 @@ struct BackendNotifierCatchUpTests {
             h.reconnect()
             // The notifier has asked for its first catch-up: it waits, or (were it not to wait
             // for the acknowledgement) it has read the log already.
-            while await h.notifier.catchUpBook.waiting == nil, h.log.calls == 0, !Task.isCancelled {
+            while await !h.notifier.catchUpIsWaiting, h.log.calls == 0, !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(1))
             }
             // Published while the subscription is on its way: it does not arrive live.

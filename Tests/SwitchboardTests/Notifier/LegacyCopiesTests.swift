@@ -7,9 +7,15 @@ import Testing
 /// A reference to the value under test, so that `#expect` can call its mutating methods.
 private final class Copies {
     var value = LegacyCopies()
-    func fetched(_ key: String, stream: StreamID, loggedAt: Date) { value.fetched(key, stream: stream, loggedAt: loggedAt) }
+    func fetched(_ key: String, stream: StreamID, loggedAt: Date) {
+        value.fetched(Self.key(key, stream), stream: stream, loggedAt: loggedAt)
+    }
     func takeCopy(_ key: String, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
-        value.takeCopy(key, stream: stream, arrivedOn: window)
+        value.takeCopy(Self.key(key, stream), stream: stream, arrivedOn: window)
+    }
+    /// The fingerprint key of a plan value with `key` as its organization, on `stream`.
+    static func key(_ key: String, _ stream: StreamID) -> FingerprintKey {
+        FingerprintKey(stream: stream, fields: AnyHashable(PlanStateOutput(orgId: key)))
     }
     func forget(loggedBefore date: Date) { value.forget(loggedBefore: date) }
     var count: Int { value.count }

@@ -32,7 +32,7 @@ struct ConnectionWindow: Equatable {
 /// is taken for its copy.
 struct LegacyCopies {
     private struct Fetched {
-        var key: String
+        var key: FingerprintKey
         var loggedAt: Date
     }
 
@@ -40,14 +40,14 @@ struct LegacyCopies {
     private var streams: [StreamID: (events: [Fetched], next: Int)] = [:]
 
     /// Remembers an event a catch-up delivered.
-    mutating func fetched(_ key: String, stream: StreamID, loggedAt: Date) {
+    mutating func fetched(_ key: FingerprintKey, stream: StreamID, loggedAt: Date) {
         streams[stream, default: ([], 0)].events.append(Fetched(key: key, loggedAt: loggedAt))
     }
 
     /// Whether a live event is the copy of a fetched one: the first fetched event of its stream,
     /// at or after the cursor, with the same fields and logged while `window` was open. The
     /// cursor moves past it; the events it passes did not arrive live, and cannot any more.
-    mutating func takeCopy(_ key: String, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
+    mutating func takeCopy(_ key: FingerprintKey, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
         guard let entry = streams[stream] else { return false }
         let candidates = entry.events[entry.next...]
         guard let index = candidates.firstIndex(where: { $0.key == key && window.mayCarry(loggedAt: $0.loggedAt) }) else {

@@ -1,0 +1,342 @@
+import Foundation
+import SwitchboardCore
+
+/// Catch-up as a plain state machine: what to hold back, when to fetch, what a fetched or live
+/// value is a copy of, and what to release. It performs no I/O and reads no clock: the notifier
+/// feeds it facts (connections opening and closing, acknowledgements, live envelopes, decoded
+/// values, fetch results, deadlines), with the time they happened, and carries out the
+/// ``Action``s it returns.
+///
+/// While a catch-up is requested or running, live envelopes are held; the fetched events are
+/// delivered first, in publishing order, then the held ones, so each stream stays in order. A
+/// value already delivered live is not delivered again when a catch-up fetches it, and the live
+/// copy of a fetched value is recognised: by its timestamp when it carries one (AppSync Events),
+/// otherwise by order and by the connection it arrived on (``LegacyCopies``).
+struct CatchUpMachine {
+    /// The setting's numbers the machine decides with.
+    struct Settings: Equatable {
+        var rememberedDeliveries: Int
+        var subscriptionSettleTime: Duration
+        var retries: Int
+        var retryDelay: Duration
+    }
+
+    /// Why a catch-up runs.
+    enum Reason: Equatable, CustomStringConvertible {
+        case start
+        case gap(BackendNotifier.DeliveryGap)
+        case rememberedDeliveriesFull
+
+        var description: String {
+            switch self {
+            case .start: "start"
+            case .gap(let gap): "\(gap)"
+            case .rememberedDeliveriesFull: "remembered deliveries full"
+            }
+        }
+    }
+
+    /// What the notifier knows of its connection when it asks the machine something.
+    struct Readiness: Equatable {
+        /// Connected, and no switch of transport is pending.
+        var connected: Bool
+        /// Every subscription of the current connection is acknowledged (or failed).
+        var settled: Bool
+        /// The transport acknowledges subscriptions (``EventTransport/acknowledgesSubscriptions``).
+        var acknowledgesSubscriptions: Bool
+    }
+
+    /// One fetch to run.
+    struct Order: Equatable {
+        var reason: Reason
+        /// Where to start when the store holds no checkpoint: when the notifier started.
+        var since: Date
+        /// How long to let unacknowledged subscriptions settle before reading the log.
+        var settle: Duration?
+    }
+
+    /// A live envelope held back, with the number of the connection it arrived on.
+    struct Held: Equatable {
+        var envelope: EventEnvelope
+        var connection: Int
+    }
+
+    /// What the notifier does next.
+    enum Action: Equatable {
+        /// Publish a ``DeliveryGapEvent``: receiving again after `gap`.
+        case announceGap(BackendNotifier.DeliveryGap)
+        /// Start timing acknowledgements; call ``acknowledgementDeadlinePassed(_:readiness:)``
+        /// with `wait` once ``BackendNotifier/CatchUp/acknowledgementTimeout`` has passed.
+        case timeAcknowledgements(wait: Int)
+        /// The acknowledgements did not all come in time: report the unanswered subscriptions.
+        case acknowledgementsOverdue
+        /// Run a fetch.
+        case fetch(Order)
+        /// Deliver these held envelopes, in this order.
+        case release([Held])
+    }
+
+    /// How a fetch that failed goes on.
+    enum FailureDecision: Equatable {
+        /// Fetch again after `delay`; `attempt` counts from 1 for the first try.
+        case retry(after: Duration, attempt: Int)
+        /// Give up: the failure is reported and the held events are released.
+        case giveUp
+    }
+
+    /// How a decoded value reached the notifier.
+    enum Route: Equatable {
+        /// Live from the transport.
+        case live
+        /// Fetched from the backend's log, which recorded it at `loggedAt`.
+        case caughtUp(loggedAt: Date)
+        /// Live, held back during a catch-up; it arrived on connection number `connection`.
+        case released(connection: Int)
+    }
+
+    let settings: Settings
+
+    // MARK: State
+
+    /// A catch-up is requested or running: live events are held.
+    private(set) var running = false
+    /// Requested, and waiting for every subscription to be acknowledged on the current
+    /// connection before reading the log.
+    private(set) var waiting: Reason?
+    /// Handed out as a ``Action/fetch(_:)`` and not yet ended.
+    private(set) var inFlight = false
+    /// Counts the waits for acknowledgements, so that a deadline finds its own.
+    private var waits = 0
+    /// Another gap happened while one ran: run again when it ends.
+    private var again: Reason?
+    /// The running catch-up follows another without the held events having been released.
+    private var chained = false
+    /// The first connection's catch-up was requested.
+    private var started = false
+    /// When the notifier started: the first catch-up starts there without a checkpoint.
+    private let startedAt: Date
+    private(set) var held: [Held] = []
+    /// Values delivered live since the checkpoint (two equal events are two deliveries).
+    private var delivered = Fingerprints()
+    /// The running catch-up's fetched values that reached consumers, and those skipped.
+    private(set) var fetchedDelivered = 0
+    private(set) var fetchedSkipped = 0
+    /// Values the running (or last) catch-up delivered, to recognise live copies with a timestamp.
+    private var caughtUp = Fingerprints()
+    /// Values the catch-up before delivered; forgotten when the next one starts.
+    private var caughtUpBefore = Fingerprints()
+    /// Values catch-ups delivered, to recognise live copies without a timestamp.
+    private var legacyCopies = LegacyCopies()
+    /// The number of the current (or last) connection; each new one counts up.
+    private(set) var connection = 0
+    /// When each connection whose live events may still need matching was open.
+    private var windows: [Int: ConnectionWindow] = [:]
+    /// When the latest connection attempt started.
+    private var attemptStartedAt: Date?
+
+    init(settings: Settings, startedAt: Date) {
+        self.settings = settings
+        self.startedAt = startedAt
+    }
+
+    /// How many live deliveries are remembered since the checkpoint.
+    var rememberedDeliveries: Int { delivered.count }
+
+    // MARK: Connections
+
+    /// A connection attempt started at `date`.
+    mutating func attemptStarted(at date: Date) { attemptStartedAt = date }
+
+    /// A connection opened (seen at `date`); it is open from when its attempt started.
+    mutating func connectionOpened(at date: Date) {
+        connection += 1
+        // Without held events, live ones arrive on this connection and later ones only.
+        if !running { windows.removeAll() }
+        windows[connection] = ConnectionWindow(opened: attemptStartedAt ?? date)
+        attemptStartedAt = nil
+    }
+
+    /// The current connection was seen lost at `date` (kept if it was seen earlier).
+    mutating func connectionClosed(at date: Date) {
+        if windows[connection]?.closed == nil { windows[connection]?.closed = date }
+    }
+
+    /// Connected again: after `gap`, or for the first time (a catch-up from the start).
+    mutating func connected(after gap: BackendNotifier.DeliveryGap?, readiness: Readiness) -> [Action] {
+        let alreadyWaiting = waiting != nil
+        var actions: [Action] = []
+        if let gap {
+            actions.append(.announceGap(gap))
+            actions += request(.gap(gap), readiness: readiness)
+        } else if !started {
+            actions += request(.start, readiness: readiness)
+        }
+        // A catch-up still waiting from a previous connection waits for this one's.
+        if alreadyWaiting { actions += timeAcknowledgements(readiness) }
+        return actions
+    }
+
+    /// Asks for a catch-up.
+    mutating func request(_ reason: Reason, readiness: Readiness) -> [Action] {
+        started = true
+        if inFlight {
+            again = again ?? reason
+            return []
+        }
+        // A catch-up that has yet to start reads the log later anyway: it covers this one too.
+        guard waiting == nil else { return [] }
+        running = true
+        waiting = reason
+        return startIfReady(readiness) + timeAcknowledgements(readiness)
+    }
+
+    /// Something the start waits for changed (an acknowledgement, a rejection, a new plan).
+    mutating func readinessChanged(_ readiness: Readiness) -> [Action] { startIfReady(readiness) }
+
+    /// The deadline of wait number `wait` passed: start anyway, if it is still the current one.
+    mutating func acknowledgementDeadlinePassed(_ wait: Int, readiness: Readiness) -> [Action] {
+        // Acknowledged meanwhile, or not connected: the next connection times it afresh.
+        guard wait == waits, waiting != nil, readiness.connected else { return [] }
+        return [.acknowledgementsOverdue] + startIfReady(readiness, overdue: true)
+    }
+
+    private mutating func timeAcknowledgements(_ readiness: Readiness) -> [Action] {
+        guard waiting != nil, readiness.connected else { return [] }
+        waits += 1
+        return [.timeAcknowledgements(wait: waits)]
+    }
+
+    private mutating func startIfReady(_ readiness: Readiness, overdue: Bool = false) -> [Action] {
+        guard let reason = waiting, readiness.connected, overdue || readiness.settled else { return [] }
+        waiting = nil
+        inFlight = true
+        if !chained {
+            // Within a chain, the held events have yet to be matched against every catch-up of it.
+            caughtUpBefore = caughtUp
+            caughtUp = Fingerprints()
+        }
+        // Only a catch-up that follows a (re)connection races the subscriptions being set up.
+        let settles = reason != .rememberedDeliveriesFull && !readiness.acknowledgesSubscriptions
+            && settings.subscriptionSettleTime > .zero
+        return [.fetch(Order(reason: reason, since: startedAt, settle: settles ? settings.subscriptionSettleTime : nil))]
+    }
+
+    // MARK: Events
+
+    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
+    mutating func hold(_ envelope: EventEnvelope) -> Bool {
+        guard running else { return false }
+        held.append(Held(envelope: envelope, connection: connection))
+        return true
+    }
+
+    /// Whether a decoded value should reach consumers, with what that starts (a catch-up when
+    /// the remembered deliveries are full). `now` places a value that arrived on a connection
+    /// the machine never saw open.
+    mutating func admit(
+        _ mark: Fingerprint, stream: StreamID, route: Route, now: Date, readiness: Readiness
+    ) -> (admitted: Bool, actions: [Action]) {
+        let arrivedOn: Int
+        switch route {
+        case .caughtUp(let loggedAt):
+            if delivered.take(mark) {
+                fetchedSkipped += 1
+                return (false, [])
+            }
+            fetchedDelivered += 1
+            // Its live copy may carry the timestamp (AppSync Events) or not (the legacy contract).
+            caughtUp.add(mark)
+            legacyCopies.fetched(mark.key, stream: stream, loggedAt: loggedAt)
+            return (true, [])
+        case .live:
+            arrivedOn = connection
+        case .released(let number):
+            arrivedOn = number
+        }
+        // A live copy of a value a catch-up delivered can arrive after it, even after the
+        // catch-up ended: the previous catch-up's deliveries are still recognised.
+        let isCopy =
+            if mark.timestamp != nil {
+                caughtUp.take(mark) || caughtUpBefore.take(mark)
+            } else {
+                legacyCopies.takeCopy(
+                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now))
+            }
+        if isCopy { return (false, []) }
+        delivered.add(mark)
+        guard delivered.count >= settings.rememberedDeliveries, !running else { return (true, []) }
+        return (true, request(.rememberedDeliveriesFull, readiness: readiness))
+    }
+
+    // MARK: Fetch results
+
+    /// The fetch failed on its `attempt` (from 1): try again, or give up. Only a failure to
+    /// reach the log (`transient`) is worth another try: an expired checkpoint, a refusal or a
+    /// store that cannot be written fails the same way again.
+    func failed(attempt: Int, transient: Bool) -> FailureDecision {
+        guard transient, attempt <= settings.retries else { return .giveUp }
+        return .retry(after: settings.retryDelay * (1 << (attempt - 1)), attempt: attempt + 1)
+    }
+
+    /// The running catch-up ended (`succeeded`: it moved the checkpoint). Returns how many
+    /// fetched values it delivered and skipped, and what follows: the next catch-up of a
+    /// chain, or the release of the held envelopes.
+    mutating func ended(succeeded: Bool, now: Date, readiness: Readiness) -> (delivered: Int, skipped: Int, actions: [Action]) {
+        let counts = (fetchedDelivered, fetchedSkipped)
+        fetchedDelivered = 0
+        fetchedSkipped = 0
+        inFlight = false
+        // Everything up to the new checkpoint is accounted for; what was delivered live after it
+        // is remembered again as the held envelopes are released.
+        if succeeded { delivered = Fingerprints() }
+        running = false
+        if let next = again {
+            // Another gap opened while this one was being filled: the held envelopes may follow a
+            // hole only the next catch-up fills, so they stay held until it has.
+            again = nil
+            chained = true
+            return (counts.0, counts.1, request(next, readiness: readiness))
+        }
+        chained = false
+        let released = held
+        held.removeAll()
+        // From now on live events arrive on the current connection (or later ones) only.
+        let current = windows[connection] ?? ConnectionWindow(opened: now)
+        windows = windows.filter { $0.key >= connection }
+        legacyCopies.forget(loggedBefore: current.opened)
+        return (counts.0, counts.1, released.isEmpty ? [] : [.release(released)])
+    }
+
+    // MARK: Memory
+
+    /// The system is short of memory. Unless a catch-up runs, forgets the fingerprints of the
+    /// catch-up before the last one, and (signed in) asks for a catch-up that moves the
+    /// checkpoint past the remembered live deliveries, which its success drops. Returns how many
+    /// of each there were.
+    mutating func trimForMemory(signedIn: Bool, readiness: Readiness)
+        -> (caughtUpFingerprints: Int, rememberedDeliveries: Int, actions: [Action])
+    {
+        guard !running else { return (0, 0, []) }
+        let fingerprints = caughtUpBefore.count
+        caughtUpBefore = Fingerprints()
+        guard delivered.count > 0, signedIn else { return (fingerprints, 0, []) }
+        return (fingerprints, delivered.count, request(.rememberedDeliveriesFull, readiness: readiness))
+    }
+
+    // MARK: Sign-out
+
+    /// Sign-out or another user: forgets the previous user's held envelopes, a catch-up still
+    /// waiting to start, and what catch-ups fetched, so that nothing of theirs reaches the next
+    /// user's consumers. A catch-up in flight ends by itself and releases what is held by then.
+    mutating func forgetUser() {
+        delivered = Fingerprints()
+        held.removeAll()
+        waiting = nil
+        again = nil
+        chained = false
+        running = inFlight
+        caughtUp = Fingerprints()
+        caughtUpBefore = Fingerprints()
+        legacyCopies = LegacyCopies()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import SwitchboardCore
+import SwitchboardSync
+
+extension BackendNotifier {
+    /// Fetching what was published while the notifier was not receiving, and delivering what
+    /// consumers have not seen; off unless set in ``Configuration/catchUp``.
+    ///
+    /// The notifier catches up after every reconnect and every switch of transport, and when it
+    /// first connects (from the checkpoint in ``store``, or from the moment ``run()`` started
+    /// when the store holds none). While it catches up, live events are held back; the missed
+    /// events are delivered first, in the order they were published, then the held ones, so
+    /// each stream stays in publishing order. An event consumers already got live is not
+    /// delivered again. See <doc:CatchingUpAfterGaps>.
+    public struct CatchUp: Sendable {
+        /// Where missed events come from: a `SyncClient` for the backend's sync endpoints.
+        public var source: any CatchUpSource
+        /// Where the checkpoint is kept between catch-ups (a `FileCheckpointStore` survives
+        /// restarts). Keep one store per signed-in user.
+        public var store: any CheckpointStore
+        /// How many live deliveries are remembered, to recognise them when a catch-up fetches
+        /// them again. When more arrive between two gaps, the notifier catches up on its own to
+        /// move the checkpoint forward and forgets them.
+        public var rememberedDeliveries: Int
+        /// How long a catch-up after a (re)connection waits, once every subscription was sent,
+        /// before it reads the log, when the transport's wire dialect has no per-subscription
+        /// acknowledgement (``EventTransport/acknowledgesSubscriptions`` is false: legacy
+        /// `graphql-ws` and `graphql-transport-ws`). An event published before the server has
+        /// a subscription in place arrives neither live nor, if the log was read earlier, by the
+        /// catch-up until the next gap, out of order; this gives the server time to set the
+        /// subscriptions up. 500 ms by default; live events are held meanwhile. Transports that
+        /// acknowledge subscriptions need no wait: the catch-up starts on the acknowledgements.
+        public var subscriptionSettleTime: Duration
+        /// How long a catch-up waits for the server to acknowledge the subscriptions before it
+        /// reads the log anyway, with a warning: a subscription the server never answers must
+        /// not hold live events back for good. 10 s by default.
+        public var acknowledgementTimeout: Duration
+        /// How many times a catch-up that fails on a network error or a timeout is tried again
+        /// before the failure is reported and the held live events are released: released
+        /// early, they would reach consumers before the events still missing, which the next
+        /// gap's catch-up delivers. 2 by default; 0 reports the first failure.
+        public var retries: Int
+        /// The pause before the first retry; it doubles for each one after. 1 s by default.
+        public var retryDelay: Duration
+        /// The clock ``subscriptionSettleTime``, ``acknowledgementTimeout`` and ``retryDelay``
+        /// are measured on.
+        public var clock: any Clock<Duration>
+
+        /// Creates the setting.
+        /// - Parameters:
+        ///   - source: Where missed events come from.
+        ///   - store: Where the checkpoint is kept.
+        ///   - rememberedDeliveries: How many live deliveries to remember between catch-ups.
+        ///   - subscriptionSettleTime: The wait before reading the log on a transport without
+        ///     subscription acknowledgements; negative values count as zero.
+        ///   - acknowledgementTimeout: The longest wait for acknowledgements; negative values
+        ///     count as zero.
+        ///   - retries: How many times a catch-up failing on the network is tried again.
+        ///   - retryDelay: The pause before the first retry, doubling after.
+        ///   - clock: The clock for the waits.
+        public init(
+            source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000,
+            subscriptionSettleTime: Duration = .milliseconds(500), acknowledgementTimeout: Duration = .seconds(10),
+            retries: Int = 2, retryDelay: Duration = .seconds(1), clock: any Clock<Duration> = ContinuousClock()
+        ) {
+            self.retries = max(0, retries)
+            self.retryDelay = max(.zero, retryDelay)
+            self.source = source
+            self.store = store
+            self.rememberedDeliveries = max(1, rememberedDeliveries)
+            self.subscriptionSettleTime = max(.zero, subscriptionSettleTime)
+            self.acknowledgementTimeout = max(.zero, acknowledgementTimeout)
+            self.clock = clock
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SwitchboardCore
+
+/// How a result of the legacy schema (contract.md §4) becomes a transport-neutral
+/// ``EventEnvelope``: unwrapped from under its root field, with the new contract's field names,
+/// and named by the contract `eventType`s of the changes it carries.
+///
+/// A `DeviceState` carries a presence change when `online` is set (present and not null), a
+/// recording change when `recording` is, a firmware change when `fwUpdateState` is; an
+/// `OrganizationState` likewise carries license, plan and AI settings changes. The other three
+/// subscriptions carry one kind of event each. A result of another root field (an operation
+/// outside the schema) is handed on as the `data` object, with no `eventType`.
+package enum LegacyResults {
+    /// One root field of the legacy schema.
+    struct RootField {
+        /// The `eventType` every result carries, for a subscription of one kind of event.
+        var always: String?
+        /// `(field, eventType)`: the result carries `eventType` when `field` is set.
+        var changes: [(field: String, eventType: String)] = []
+        /// Legacy field names and their names in the new contract.
+        var renames: [String: String] = [:]
+    }
+
+    static let schema: [String: RootField] = [
+        "subscribeDeviceState": RootField(
+            changes: [("online", "device/presenceChanged"), ("recording", "device/recordingStateChanged"),
+                      ("fwUpdateState", "device/firmwareUpdated")],
+            renames: ["deviceGroupID": "siteId"]),
+        "subscribeOrganizationState": RootField(
+            changes: [("licensePhase", "organization/licensePhaseChanged"), ("isFreePlan", "organization/planChanged"),
+                      ("aiControlSetting", "organization/aiSettingsChanged")],
+            renames: ["AIControlSetting": "aiControlSetting"]),
+        "subscribeArchiveState": RootField(always: "archive/stateChanged", renames: ["deviceGroupID": "siteId"]),
+        "subscribeRoleChange": RootField(always: "user/roleChanged"),
+        "subscribeUserTokenRevoke": RootField(always: "user/tokenRevoked"),
+    ]
+
+    /// What one result becomes.
+    package enum Outcome: Equatable {
+        /// An event to deliver.
+        case event(EventEnvelope)
+        /// The result under the root field is null, or sets none of the fields that name a kind
+        /// of change: nothing happened that the new contract has an event for.
+        case nothing(reason: String)
+    }
+
+    /// Turns the `data` object of a result into what the notifier reads.
+    /// - Parameters:
+    ///   - data: The result's `data` object, as it arrived.
+    ///   - subscription: The subscription that received it.
+    ///   - receivedAt: When the frame arrived.
+    package static func envelope(from data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
+        let unchanged = EventEnvelope(
+            subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
+        guard let document = JSONDocument(data) else { return slowPath(data, subscription: subscription, receivedAt: receivedAt) }
+        guard let members = document.members(of: document.root), members.count == 1,
+              let field = schema[members[0].key] else { return .event(unchanged) }
+        let (name, result) = members[0]
+        switch document.kind(result) {
+        case .null: return .nothing(reason: "\(name) is null")
+        case .object: break
+        default: return .event(unchanged)
+        }
+        var eventTypes: [String] = []
+        if let always = field.always { eventTypes.append(always) }
+        var renamed = false
+        let fields = document.members(of: result) ?? []
+        for (key, value) in fields {
+            let newName = field.renames[key] ?? key
+            if newName != key { renamed = true }
+            if document.kind(value) != .null, let change = field.changes.first(where: { $0.field == newName }),
+               !eventTypes.contains(change.eventType) {
+                eventTypes.append(change.eventType)
+            }
+        }
+        guard !eventTypes.isEmpty else {
+            return .nothing(reason: "\(name) sets none of \(field.changes.map(\.field).joined(separator: ", "))")
+        }
+        // Ordered as the contract lists them, whatever order the server wrote the fields in.
+        eventTypes.sort { lhs, rhs in
+            (field.changes.firstIndex { $0.eventType == lhs } ?? 0) < (field.changes.firstIndex { $0.eventType == rhs } ?? 0)
+        }
+        let payload: [UInt8]
+        if renamed {
+            var bytes: [UInt8] = [UInt8(ascii: "{")]
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: (field.renames[key] ?? key).utf8)
+                bytes.append(contentsOf: "\":".utf8)
+                bytes.append(contentsOf: document.rawBytes(value))
+            }
+            bytes.append(UInt8(ascii: "}"))
+            payload = bytes
+        } else {
+            payload = Array(document.rawBytes(result))
+        }
+        return .event(EventEnvelope(
+            subscription: subscription, eventTypes: eventTypes, document: JSONDocument(payload, isValidUTF8: true),
+            payload: Data(payload), receivedAt: receivedAt, transport: .graphql))
+    }
+
+    /// A result the fast parser leaves alone (an exponent, an escaped key): the same mapping
+    /// through `JSONSerialization`.
+    private static func slowPath(_ data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
+        let unchanged = EventEnvelope(
+            subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any],
+              object.count == 1, let (name, result) = object.first, let field = schema[name] else { return .event(unchanged) }
+        if result is NSNull { return .nothing(reason: "\(name) is null") }
+        guard let fields = result as? [String: Any] else { return .event(unchanged) }
+        var renamed: [String: Any] = [:]
+        for (key, value) in fields { renamed[field.renames[key] ?? key] = value }
+        var eventTypes: [String] = field.always.map { [$0] } ?? []
+        for change in field.changes where renamed[change.field].map({ !($0 is NSNull) }) ?? false {
+            eventTypes.append(change.eventType)
+        }
+        guard !eventTypes.isEmpty else {
+            return .nothing(reason: "\(name) sets none of \(field.changes.map(\.field).joined(separator: ", "))")
+        }
+        guard let payload = try? JSONSerialization.data(withJSONObject: renamed, options: [.sortedKeys]) else {
+            return .event(unchanged)
+        }
+        return .event(EventEnvelope(
+            subscription: subscription, eventTypes: eventTypes, payload: payload, receivedAt: receivedAt, transport: .graphql))
+    }
+}

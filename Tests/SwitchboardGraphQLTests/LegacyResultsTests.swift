@@ -1,0 +1,82 @@
+import Foundation
+import SwitchboardCore
+import Testing
+
+@testable import SwitchboardGraphQL
+
+/// Legacy results become transport-neutral envelopes inside the GraphQL transport: unwrapped,
+/// renamed to the new contract's fields, and named by the contract `eventType`s they carry.
+@Suite("Legacy results as neutral envelopes")
+struct LegacyResultsTests {
+    let receivedAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func envelope(_ data: String) throws -> EventEnvelope {
+        let outcome = LegacyResults.envelope(from: Data(data.utf8), subscription: "graphql/x", receivedAt: receivedAt)
+        guard case .event(let envelope) = outcome else {
+            Issue.record("no event for \(data): \(outcome)")
+            throw CancellationError()
+        }
+        return envelope
+    }
+
+    func json(_ envelope: EventEnvelope) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: envelope.payload) as? NSDictionary)
+    }
+
+    @Test("a DeviceState carries one eventType per change it sets, in contract order; deviceGroupID becomes siteId")
+    func deviceChanges() throws {
+        let both = try envelope(#"{"subscribeDeviceState":{"recording":false,"deviceGroupID":"s1","online":true,"fwUpdateState":null}}"#)
+        #expect(both.eventTypes == ["device/presenceChanged", "device/recordingStateChanged"])
+        #expect(try json(both) == ["recording": false, "siteId": "s1", "online": true, "fwUpdateState": NSNull()])
+        #expect(both.transport == .graphql && both.subscription == "graphql/x" && both.receivedAt == receivedAt)
+        #expect(both.document != nil, "parsed once, for the notifier")
+        let firmware = try envelope(#"{"subscribeDeviceState":{"fwUpdateState":-1}}"#)
+        #expect(firmware.eventTypes == ["device/firmwareUpdated"])
+        #expect(String(decoding: firmware.payload, as: UTF8.self) == #"{"fwUpdateState":-1}"#, "no rename: the bytes as they arrived")
+    }
+
+    @Test("an OrganizationState names license, plan and AI settings changes; AIControlSetting becomes aiControlSetting")
+    func organizationChanges() throws {
+        let ai = try envelope(#"{"subscribeOrganizationState":{"orgId":"o1","AIControlSetting":{"uuid":"x","options":[{"key":"k","enabled":true}]}}}"#)
+        #expect(ai.eventTypes == ["organization/aiSettingsChanged"])
+        let fields = try json(ai)
+        #expect(fields["aiControlSetting"] as? NSDictionary == ["uuid": "x", "options": [["key": "k", "enabled": true]]])
+        #expect(fields["AIControlSetting"] == nil)
+        #expect(try envelope(#"{"subscribeOrganizationState":{"isFreePlan":false,"licensePhase":"Valid"}}"#).eventTypes
+            == ["organization/licensePhaseChanged", "organization/planChanged"])
+    }
+
+    @Test("archive, role and token revoke results carry their one eventType whatever they set")
+    func singleKinds() throws {
+        let archive = try envelope(#"{"subscribeArchiveState":{"deviceGroupID":"s","videoSize":1.5E9}}"#)
+        #expect(archive.eventTypes == ["archive/stateChanged"])
+        let fields = try json(archive)
+        #expect(fields["siteId"] as? String == "s")
+        #expect((fields["videoSize"] as? NSNumber)?.doubleValue == 1.5e9, "an exponent takes the slow path, value intact")
+        #expect(try envelope(#"{"subscribeRoleChange":{"reason":null}}"#).eventTypes == ["user/roleChanged"])
+        #expect(try envelope(#"{"subscribeUserTokenRevoke":{"userId":"u","revokedAt":"2026-01-01T00:00:00Z"}}"#).eventTypes
+            == ["user/tokenRevoked"])
+    }
+
+    @Test("a null result, or one that sets no change field, carries no event")
+    func nothing() {
+        for data in [#"{"subscribeDeviceState":null}"#, #"{"subscribeDeviceState":{"deviceGroupID":"s","online":null}}"#,
+                     #"{"subscribeOrganizationState":{"orgId":"o1"}}"#] {
+            let outcome = LegacyResults.envelope(from: Data(data.utf8), subscription: "k", receivedAt: receivedAt)
+            guard case .nothing(let reason) = outcome else {
+                Issue.record("\(data) became \(outcome)")
+                continue
+            }
+            #expect(reason.contains("subscribe"), "the reason names the field: \(reason)")
+        }
+    }
+
+    @Test("a result outside the schema is handed on unchanged, with no eventType")
+    func unknownField() throws {
+        for data in [#"{"somethingElse":{"a":1}}"#, #"{"a":1,"b":2}"#, #"[1]"#, #"not json"#] {
+            let envelope = try envelope(data)
+            #expect(envelope.eventTypes.isEmpty)
+            #expect(envelope.payload == Data(data.utf8))
+        }
+    }
+}
