@@ -1,0 +1,165 @@
+import Foundation
+import SwitchboardCore
+import Testing
+
+@testable import Switchboard
+
+/// The catch-up machine without I/O: facts in, actions out, dates passed in.
+@Suite("Catch-up machine")
+struct CatchUpMachineTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    let settings = CatchUpMachine.Settings(
+        rememberedDeliveries: 3, subscriptionSettleTime: .milliseconds(500), retries: 2, retryDelay: .seconds(1))
+    let ready = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
+
+    func at(_ milliseconds: Int) -> Date { start.addingTimeInterval(Double(milliseconds) / 1000) }
+
+    func envelope(_ text: String) -> EventEnvelope {
+        EventEnvelope(subscription: "k", payload: Data(#"{"eventType":"organization/planChanged","orgId":"\#(text)"}"#.utf8),
+                      receivedAt: start, transport: .appsync)
+    }
+
+    func mark(_ org: String, timestamp: Date?) -> Fingerprint {
+        Fingerprint(key: FingerprintKey(stream: StreamCatalog.plan, fields: AnyHashable(PlanStateOutput(orgId: org))),
+                    timestamp: timestamp)
+    }
+
+    /// A machine connected once, its first catch-up ordered.
+    func started() -> (CatchUpMachine, CatchUpMachine.Order) {
+        var machine = CatchUpMachine(settings: settings, startedAt: start)
+        machine.attemptStarted(at: at(0))
+        machine.connectionOpened(at: at(10))
+        let actions = machine.connected(after: nil, readiness: ready)
+        guard case .fetch(let order)? = actions.first else {
+            Issue.record("no fetch: \(actions)")
+            return (machine, CatchUpMachine.Order(reason: .start, since: start, settle: nil))
+        }
+        return (machine, order)
+    }
+
+    @Test("the first connection orders a fetch from the start; live envelopes are held until it ends, then released in order")
+    func firstCatchUp() {
+        var (machine, order) = started()
+        #expect(order == CatchUpMachine.Order(reason: .start, since: start, settle: nil))
+        let heldA = machine.hold(envelope("a")), heldB = machine.hold(envelope("b"))
+        #expect(heldA && heldB)
+        let (delivered, skipped, actions) = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        #expect(delivered == 0 && skipped == 0)
+        #expect(actions == [.release([.init(envelope: envelope("a"), connection: 1), .init(envelope: envelope("b"), connection: 1)])])
+        let held = machine.hold(envelope("c"))
+        #expect(!held, "nothing runs: delivered at once")
+        let again = machine.connected(after: nil, readiness: ready)
+        #expect(again.isEmpty, "the start catch-up happens once")
+    }
+
+    @Test("waits for acknowledgements: no fetch until settled, a deadline of its own wait starts it anyway")
+    func acknowledgements() {
+        var machine = CatchUpMachine(settings: settings, startedAt: start)
+        machine.connectionOpened(at: at(0))
+        var unsettled = ready
+        unsettled.settled = false
+        let actions = machine.connected(after: .reconnected, readiness: unsettled)
+        #expect(actions == [.announceGap(.reconnected), .timeAcknowledgements(wait: 1)])
+        #expect(machine.waiting == .gap(.reconnected))
+        let changed = machine.readinessChanged(unsettled)
+        #expect(changed.isEmpty)
+        let otherWait = machine.acknowledgementDeadlinePassed(2, readiness: unsettled)
+        #expect(otherWait.isEmpty, "another wait's deadline")
+        let overdue = machine.acknowledgementDeadlinePassed(1, readiness: unsettled)
+        #expect(overdue == [.acknowledgementsOverdue, .fetch(.init(reason: .gap(.reconnected), since: start, settle: nil))])
+        let late = machine.acknowledgementDeadlinePassed(1, readiness: unsettled)
+        #expect(late.isEmpty, "started already")
+    }
+
+    @Test("a transport without acknowledgements lets subscriptions settle; a catch-up for full memory does not wait")
+    func settleTime() {
+        var machine = CatchUpMachine(settings: settings, startedAt: start)
+        machine.connectionOpened(at: at(0))
+        var legacy = ready
+        legacy.acknowledgesSubscriptions = false
+        let first = machine.connected(after: nil, readiness: legacy)
+        // Started at once: no acknowledgements to time.
+        #expect(first == [.fetch(.init(reason: .start, since: start, settle: .milliseconds(500)))])
+        _ = machine.ended(succeeded: true, now: at(1), readiness: legacy)
+        for org in ["a", "b"] {
+            let (admitted, actions) = machine.admit(
+                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(2), readiness: legacy)
+            #expect(admitted && actions.isEmpty)
+        }
+        let (admitted, actions) = machine.admit(
+            mark("c", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(2), readiness: legacy)
+        #expect(admitted)
+        #expect(actions.first == .fetch(.init(reason: .rememberedDeliveriesFull, since: start, settle: nil)))
+    }
+
+    @Test("a fetched value already delivered live is skipped; a live copy of a fetched one is recognised by its timestamp")
+    func duplicates() {
+        var (machine, _) = started()
+        _ = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        let live = mark("a", timestamp: at(30))
+        let first = machine.admit(live, stream: StreamCatalog.plan, route: .live, now: at(31), readiness: ready)
+        #expect(first.admitted)
+        _ = machine.connected(after: .reconnected, readiness: ready)
+        let fetchedAgain = machine.admit(live, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(30)), now: at(40), readiness: ready)
+        #expect(!fetchedAgain.admitted)
+        let missed = mark("b", timestamp: at(35))
+        let fetched = machine.admit(missed, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(35)), now: at(40), readiness: ready)
+        #expect(fetched.admitted)
+        #expect(machine.fetchedDelivered == 1 && machine.fetchedSkipped == 1)
+        let (delivered, skipped, _) = machine.ended(succeeded: true, now: at(41), readiness: ready)
+        #expect(delivered == 1 && skipped == 1)
+        let copy = machine.admit(missed, stream: StreamCatalog.plan, route: .live, now: at(42), readiness: ready)
+        #expect(!copy.admitted, "its live copy, late")
+        let later = machine.admit(mark("b", timestamp: at(50)), stream: StreamCatalog.plan, route: .live, now: at(51), readiness: ready)
+        #expect(later.admitted, "equal fields, another time: a new event")
+    }
+
+    @Test("a gap during a catch-up chains the next one; the held envelopes wait for the whole chain")
+    func chain() {
+        var (machine, _) = started()
+        let held = machine.hold(envelope("a"))
+        #expect(held)
+        let gap = machine.connected(after: .reconnected, readiness: ready)
+        #expect(gap == [.announceGap(.reconnected)])
+        let first = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        #expect(first.actions == [.fetch(.init(reason: .gap(.reconnected), since: start, settle: nil))])
+        #expect(machine.held.count == 1)
+        let second = machine.ended(succeeded: false, now: at(30), readiness: ready)
+        #expect(second.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
+    }
+
+    @Test("retries only transient failures, doubling the delay, as many times as set")
+    func retries() {
+        let (machine, _) = started()
+        #expect(machine.failed(attempt: 1, transient: true) == .retry(after: .seconds(1), attempt: 2))
+        #expect(machine.failed(attempt: 2, transient: true) == .retry(after: .seconds(2), attempt: 3))
+        #expect(machine.failed(attempt: 3, transient: true) == .giveUp)
+        #expect(machine.failed(attempt: 1, transient: false) == .giveUp)
+    }
+
+    @Test("another user: held envelopes and a waiting catch-up are forgotten; one in flight still ends and releases")
+    func forgetUser() {
+        var (machine, _) = started()
+        _ = machine.hold(envelope("a"))
+        machine.forgetUser()
+        #expect(machine.held.isEmpty)
+        let held = machine.hold(envelope("b"))
+        #expect(held, "the catch-up in flight still holds")
+        let ended = machine.ended(succeeded: true, now: at(5), readiness: ready)
+        #expect(ended.actions == [.release([.init(envelope: envelope("b"), connection: 1)])])
+    }
+
+    @Test("memory warning: remembered deliveries ask for a catch-up when signed in; nothing while one runs")
+    func memory() {
+        var (machine, _) = started()
+        let running = machine.trimForMemory(signedIn: true, readiness: ready)
+        #expect(running.actions.isEmpty, "a catch-up runs")
+        _ = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        _ = machine.admit(mark("a", timestamp: at(21)), stream: StreamCatalog.plan, route: .live, now: at(22), readiness: ready)
+        let signedOut = machine.trimForMemory(signedIn: false, readiness: ready)
+        #expect(signedOut.rememberedDeliveries == 0)
+        let trim = machine.trimForMemory(signedIn: true, readiness: ready)
+        #expect(trim.rememberedDeliveries == 1)
+        #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, since: start, settle: nil))])
+    }
+}
