@@ -83,9 +83,6 @@ public actor BackendNotifier {
 
     enum Input: Sendable {
         case session(Session)
-        /// Something the transport of `generation` reported; a change of connection state comes
-        /// with when the driver task saw it (the actor may handle it later, when it is busy).
-        case transport(TransportEvent, generation: UInt64, seenAt: Date?)
         /// The `run()` of the transport of `generation` returned, and its events are no longer read.
         case transportFinished(generation: UInt64, (any Error)?)
         case consumerEnded(Int)
@@ -298,7 +295,6 @@ public actor BackendNotifier {
         let inputs = inputContinuation
         let catchUpReasons = catchUpReasons
         let acknowledgementWaits = acknowledgementWaits
-        let now = configuration.now
         if let catchUp = configuration.catchUp {
             catchUpMachine = CatchUpMachine(
                 settings: CatchUpMachine.Settings(
@@ -312,7 +308,7 @@ public actor BackendNotifier {
             // One transport at a time: the next one starts only after the previous one's run()
             // returned and its events stopped being read.
             group.addTask {
-                for await slot in slots { await Self.drive(slot, inputs: inputs, now: now) }
+                for await slot in slots { await self.drive(slot) }
             }
             group.addTask {
                 for await session in sessions { inputs.yield(.session(session)) }
@@ -328,8 +324,7 @@ public actor BackendNotifier {
                     break
                 }
                 handle(input)
-                // An event changes only its stream's last event time, which delivery publishes.
-                if case .transport(.received, _, _) = input {} else { publishStreamStatuses() }
+                publishStreamStatuses()
             }
             group.cancelAll()
         }
@@ -343,28 +338,36 @@ public actor BackendNotifier {
         finishEverything()
     }
 
-    /// Runs one transport until its `run()` returns, feeding its events, tagged with its
-    /// generation, into `inputs`; reports the end only after the last event was fed.
-    nonisolated static func drive(
-        _ slot: TransportSlot, inputs: HandOff<Input>.Continuation, now: @escaping @Sendable () -> Date
-    ) async {
+    /// Runs one transport until its `run()` returns, handling its events on the actor as they
+    /// arrive: the transport's queue is the only hand-off between its driver and the consumers'
+    /// streams. Reports the end through `inputs` once the last event was handled.
+    func drive(_ slot: TransportSlot) async {
         let transport = slot.transport
-        let error = await withDiscardingTaskGroup(returning: (any Error)?.self) { group in
+        let error = await withTaskGroup(of: (any Error)?.self, returning: (any Error)?.self) { group in
             group.addTask {
-                for await event in transport.events {
-                    let seenAt: Date? = if case .connectionStateChanged = event { now() } else { nil }
-                    inputs.yield(.transport(event, generation: slot.generation, seenAt: seenAt))
+                // `run()` returns after a shutdown or when cancelled; shutting down (again) makes
+                // sure its events end too.
+                defer { transport.shutDown() }
+                do {
+                    try await transport.run()
+                    return nil
+                } catch {
+                    return error
                 }
             }
-            defer { group.cancelAll() }
-            do {
-                try await transport.run()
-                return nil
-            } catch {
-                return error
+            // Read on the actor: buffered events are taken without suspending.
+            for await event in transport.events {
+                guard slot.generation == generation else {
+                    dropStale(event)
+                    continue
+                }
+                handle(event, seenAt: configuration.now())
+                // An event changes only its stream's last event time, which delivery publishes.
+                if case .received = event {} else { publishStreamStatuses() }
             }
+            return await group.next() ?? nil
         }
-        inputs.yield(.transportFinished(generation: slot.generation, error))
+        inputContinuation.yield(.transportFinished(generation: slot.generation, error))
     }
 
     func finishEverything() {
@@ -397,12 +400,6 @@ public actor BackendNotifier {
     func handle(_ input: Input) {
         switch input {
         case .session(let session): apply(session)
-        case .transport(let event, let eventGeneration, let seenAt):
-            guard eventGeneration == generation else {
-                dropStale(event)
-                return
-            }
-            handle(event, seenAt: seenAt ?? configuration.now())
         case .consumerEnded(let id):
             guard consumers.removeValue(forKey: id) != nil else { return }
             reconcile()
