@@ -73,71 +73,6 @@ extension BackendNotifier {
         }
     }
 
-    // MARK: Running
-
-    /// Times each wait for acknowledgements: one that outlasts
-    /// ``CatchUp/acknowledgementTimeout`` starts its catch-up anyway, so that a subscription the
-    /// server never answers does not hold live events back for good.
-    nonisolated func runAcknowledgementDeadlines(_ waits: AsyncStream<Int>) async {
-        guard let catchUp = configuration.catchUp else { return }
-        // Each wait is timed from when it began, side by side: a wait acknowledged at once must
-        // not delay the timing of the next one.
-        await withDiscardingTaskGroup { group in
-            for await wait in waits {
-                group.addTask {
-                    // Cancelled only when the notifier stops.
-                    guard (try? await catchUp.clock.sleep(for: catchUp.acknowledgementTimeout)) != nil else { return }
-                    await self.catchUpStep { $0.acknowledgementDeadlinePassed(wait, readiness: $1) }
-                }
-            }
-        }
-    }
-
-    /// Runs the fetches the machine orders, one at a time, until the notifier stops.
-    nonisolated func runCatchUps(_ orders: AsyncStream<CatchUpMachine.Order>) async {
-        guard let catchUp = configuration.catchUp else { return }
-        for await order in orders {
-            guard await lifecycle == .running else { continue }
-            let broker = broker
-            let stopwatch = Stopwatch(catchUp.clock)
-            var attempt = 1
-            broker.publish(DataSyncStartedEvent(reason: "\(order.reason)"))
-            if let settle = order.settle {
-                // Cancelled only when the notifier stops; the catch-up then ends unheard.
-                try? await catchUp.clock.sleep(for: settle)
-            }
-            while true {
-                do {
-                    let summary = try await catchUp.source.catchUp(
-                        since: SyncCheckpoint(publishedAfter: order.since), store: catchUp.store,
-                        progress: { progress in
-                            broker.publish(CatchUpProgressEvent(
-                                processed: progress.processed, total: progress.total, isFinal: progress.isFinal))
-                        },
-                        deliver: { events in await self.deliverCaughtUp(events) })
-                    let counts = await catchUpEnded(.success(summary))
-                    broker.publish(DataSyncCompletedEvent(
-                        reason: "\(order.reason)", fetchedEvents: summary.deliveredEvents, deliveredEvents: counts.delivered,
-                        skippedEvents: counts.skipped, pullRequests: summary.pullRequests,
-                        completedOverStream: summary.completedOverStream, attempts: attempt, duration: stopwatch.elapsed()))
-                    break
-                } catch {
-                    // From the checkpoint it saved last: nothing delivered is fetched again.
-                    if case .retry(let delay, let next) = await catchUpFailed(error, attempt: attempt), !Task.isCancelled,
-                       (try? await catchUp.clock.sleep(for: delay)) != nil {
-                        attempt = next
-                        continue
-                    }
-                    _ = await catchUpEnded(.failure(error))
-                    guard await lifecycle == .running else { break }
-                    broker.publish(DataSyncFailedEvent(
-                        reason: "\(order.reason)", error: await asSwitchboardError(error, code: .network), attempts: attempt))
-                    break
-                }
-            }
-        }
-    }
-
     /// Delivers one batch of missed events to the streams that take them.
     func deliverCaughtUp(_ events: [SyncEvent]) {
         guard lifecycle == .running, let identity else { return }
@@ -153,17 +88,10 @@ extension BackendNotifier {
         }
     }
 
-    /// Whether a failed catch-up is worth trying again at once: the log was not reached, or did
-    /// not answer in time. An expired checkpoint, a refusal or a store that cannot be written
-    /// fails the same way again.
-    nonisolated static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? SwitchboardError else { return false }
-        return error.code == .network || error.code == .timeout
-    }
-
-    private func catchUpFailed(_ error: any Error, attempt: Int) -> CatchUpMachine.FailureDecision {
+    /// A fetch failed on its `attempt`: asks the machine whether to try again.
+    func catchUpFailed(_ error: any Error, attempt: Int) -> CatchUpMachine.FailureDecision {
         guard lifecycle == .running, let machine = catchUpMachine else { return .giveUp }
-        let decision = machine.failed(attempt: attempt, transient: Self.isTransient(error))
+        let decision = machine.failed(attempt: attempt, transient: CatchUpRunner.isTransient(error))
         if case .retry(let delay, let next) = decision {
             catchUpMetrics.retries.increment()
             logger.warning("catch-up failed; trying again, live events still held", metadata: [
@@ -174,7 +102,7 @@ extension BackendNotifier {
     }
 
     /// Ends the running catch-up; returns how many fetched events it delivered and skipped.
-    private func catchUpEnded(_ result: Result<SyncSummary, any Error>) -> (delivered: Int, skipped: Int) {
+    func catchUpEnded(_ result: Result<SyncSummary, any Error>) -> (delivered: Int, skipped: Int) {
         guard let machine = catchUpMachine else { return (0, 0) }
         guard lifecycle == .running else { return (machine.fetchedDelivered, machine.fetchedSkipped) }
         switch result {

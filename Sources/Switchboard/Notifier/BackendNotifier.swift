@@ -30,82 +30,8 @@ import SwitchboardCore
 /// transport stops before the new one connects, consumers' streams continue, and nothing is
 /// delivered twice across the switch. See <doc:SwitchingTransportsLive>.
 public actor BackendNotifier {
-    /// Settings that do not depend on the transport.
-    public struct Configuration: Sendable {
-        /// The AppSync Events channel namespace; `vortex-app` by default.
-        public var namespace: String
-        /// Catching up on what was missed during gaps; off (nil) by default. See ``CatchUp``.
-        public var catchUp: CatchUp?
-        /// How each consumer stream (every `…Values()`, ``BackendNotifier/connectionStates()``,
-        /// ``BackendNotifier/errors()``) buffers values its consumer has not taken yet; bounded by
-        /// default (``EventStreamBufferingPolicy/standard``, the newest 10,000). What a full
-        /// buffer drops is counted in `switchboard.notifier.consumer_dropped` (dimension `stream`),
-        /// and each overflow is logged and published as a ``ConsumerOverflowEvent``.
-        public var bufferingPolicy: EventStreamBufferingPolicy
-        /// Where network path changes come from; none by default. See ``NetworkPathMonitor``.
-        public var networkPaths: (any NetworkPathMonitor)?
-        /// How long a connection check (after a network change, or ``BackendNotifier/resume()``
-        /// without a ``BackendNotifier/suspend()`` before it) waits for the server's answer before
-        /// it replaces the connection; 800 ms by default: a round trip on a mobile network rarely takes longer,
-        /// and a needless new connection costs less than a dead one kept (with catch-up, nothing is lost).
-        public var connectionCheckTimeout: Duration
-        /// Where the notifier reads the time of day: when it started (the first catch-up starts
-        /// there without a checkpoint) and when connections opened and closed (to recognise live
-        /// copies of caught-up events). The system's clock by default; tests pass their own.
-        public var now: @Sendable () -> Date
-
-        /// Creates a configuration.
-        /// - Parameters:
-        ///   - namespace: The AppSync Events channel namespace.
-        ///   - catchUp: Catching up after gaps; off by default.
-        ///   - bufferingPolicy: How each consumer stream buffers; the newest 10,000 by default.
-        ///   - networkPaths: Where network path changes come from; none by default.
-        ///   - connectionCheckTimeout: How long a connection check waits for an answer; 800 ms by default.
-        ///   - now: Where the time of day is read; the system's clock by default.
-        public init(
-            namespace: String = "vortex-app", catchUp: CatchUp? = nil,
-            bufferingPolicy: EventStreamBufferingPolicy = .standard,
-            networkPaths: (any NetworkPathMonitor)? = nil,
-            connectionCheckTimeout: Duration = .milliseconds(800),
-            now: @escaping @Sendable () -> Date = { Date() }
-        ) {
-            self.now = now
-            self.namespace = namespace
-            self.catchUp = catchUp
-            self.bufferingPolicy = bufferingPolicy
-            self.networkPaths = networkPaths
-            self.connectionCheckTimeout = connectionCheckTimeout
-        }
-    }
-
     /// Makes the transport of a kind, for a switch at runtime.
     public typealias TransportFactory = @Sendable (TransportKind) throws -> any EventTransport
-
-    enum Input: Sendable {
-        case session(Session)
-        /// The `run()` of the transport of `generation` returned, and its events are no longer read.
-        case transportFinished(generation: UInt64, (any Error)?)
-        case consumerEnded(Int)
-        case observerEnded(Int)
-        /// A caller of `switchTransport(to:)` was cancelled while waiting.
-        case switchWaitCancelled(Int)
-        /// The network path monitor reported a path.
-        case networkPath(NetworkPath)
-    }
-
-    /// A transport for the driver task to run, with the generation that tags its events.
-    struct TransportSlot: Sendable {
-        var generation: UInt64
-        var transport: any EventTransport
-    }
-
-    enum Lifecycle { case idle, running, shutDown }
-
-    struct Consumer {
-        var stream: StreamID
-        var subscription: EventSubscription
-        var finish: @Sendable () -> Void
-    }
 
     /// The transport this notifier uses; exactly one is active. It changes when a switch at
     /// runtime completes (``TransportChangedEvent``).
@@ -303,8 +229,18 @@ public actor BackendNotifier {
                 startedAt: configuration.now())
         }
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.runCatchUps(catchUpReasons) }
-            group.addTask { await self.runAcknowledgementDeadlines(acknowledgementWaits) }
+            if let catchUp = configuration.catchUp {
+                let runner = CatchUpRunner(
+                    setting: catchUp, broker: broker, isRunning: { await self.lifecycle == .running },
+                    deliver: { await self.deliverCaughtUp($0) }, failed: { await self.catchUpFailed($0, attempt: $1) },
+                    ended: { await self.catchUpEnded($0) })
+                group.addTask { await runner.run(catchUpReasons) }
+                group.addTask {
+                    await runner.timeAcknowledgements(acknowledgementWaits) { wait in
+                        await self.catchUpStep { $0.acknowledgementDeadlinePassed(wait, readiness: $1) }
+                    }
+                }
+            }
             // One transport at a time: the next one starts only after the previous one's run()
             // returned and its events stopped being read.
             group.addTask {
@@ -406,7 +342,7 @@ public actor BackendNotifier {
         case .observerEnded(let id):
             stateObservers[id] = nil
             errorObservers[id] = nil
-            statusBook.observers[id] = nil
+            statusBook.removeObserver(id)
         case .transportFinished(let finished, let error):
             if let pendingSwitch, finished == pendingSwitch.retiringGeneration { completeSwitch(previousError: error) }
         case .switchWaitCancelled(let id):
