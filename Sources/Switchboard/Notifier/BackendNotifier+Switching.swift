@@ -3,36 +3,6 @@ import Logging
 import SwitchboardCore
 
 extension BackendNotifier {
-    /// A switch of transport that waits for the previous transport to stop.
-    struct PendingSwitch {
-        /// The generation of the transport being stopped.
-        var retiringGeneration: UInt64
-        /// The transport that takes over once the previous one's `run()` returned.
-        var next: any EventTransport
-        /// The kind being stopped.
-        var from: TransportKind
-        /// What asked for the switch.
-        var selection: TransportSelection
-        /// Events from the stopped transport dropped so far.
-        var staleEvents = 0
-    }
-
-    /// Why events may have been missed between two connections.
-    enum DeliveryGap: Equatable, CustomStringConvertible {
-        /// The connection was lost and has been made again.
-        case reconnected
-        /// The transport was switched; nothing was received between the old transport's stop and
-        /// the new one's subscriptions.
-        case transportSwitched(from: TransportKind, to: TransportKind)
-
-        var description: String {
-            switch self {
-            case .reconnected: "reconnected"
-            case .transportSwitched(let from, let to): "transportSwitched(\(from) -> \(to))"
-            }
-        }
-    }
-
     // MARK: Public API
 
     /// Switches to the transport of `kind` while the notifier runs, as set in code.

@@ -65,7 +65,8 @@ public actor BackendNotifier {
     var metrics: NotifierMetrics
     let inputs: HandOff<Input>
     let inputContinuation: HandOff<Input>.Continuation
-    let decoder = JSONDecoder()
+    /// The event path from envelope to broker.
+    let delivery: EventDelivery
 
     var lifecycle = Lifecycle.idle
     /// The signed-in identity, as the session gave it. Transports get ``transportIdentity(for:)``.
@@ -124,6 +125,7 @@ public actor BackendNotifier {
         self.configuration = configuration
         self.broker = broker
         self.filter = filter
+        self.delivery = EventDelivery(broker: broker, filter: filter)
         var logger = logger
         logger[metadataKey: "switchboard.transport"] = "\(transport.kind)"
         self.logger = logger
