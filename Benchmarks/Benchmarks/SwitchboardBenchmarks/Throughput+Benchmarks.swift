@@ -5,10 +5,14 @@ enum ThroughputMetric {
     static let notifier = BenchmarkMetric.custom("notifier events/s", polarity: .prefersLarger, useScalingFactor: false)
     static let raw = BenchmarkMetric.custom("raw NIO frames/s", polarity: .prefersLarger, useScalingFactor: false)
     static let ratio = BenchmarkMetric.custom("notifier/raw %", polarity: .prefersLarger, useScalingFactor: false)
+    static let bare = BenchmarkMetric.custom("bare NIO loop frames/s", polarity: .prefersLarger, useScalingFactor: false)
+    static let rawToBare = BenchmarkMetric.custom("raw/bare %", polarity: .prefersLarger, useScalingFactor: false)
 }
 
 func registerThroughput() {
-    let metrics = [ThroughputMetric.notifier, ThroughputMetric.raw, ThroughputMetric.ratio]
+    let metrics = [
+        ThroughputMetric.notifier, ThroughputMetric.raw, ThroughputMetric.ratio, ThroughputMetric.bare, ThroughputMetric.rawToBare,
+    ]
     for kind in [TransportKind.appsync, .graphql] {
         for sender in ["blast", "emulator"] {
             Benchmark(
@@ -21,6 +25,10 @@ func registerThroughput() {
                 Report.record(benchmark, ThroughputMetric.notifier, Int(rates.notifier))
                 Report.record(benchmark, ThroughputMetric.raw, Int(rates.raw))
                 Report.record(benchmark, ThroughputMetric.ratio, Int((rates.ratio * 100).rounded()))
+                if let bare = rates.bare {
+                    Report.record(benchmark, ThroughputMetric.bare, Int(bare))
+                    Report.record(benchmark, ThroughputMetric.rawToBare, Int((rates.raw / bare * 100).rounded()))
+                }
             }
         }
     }

@@ -5,28 +5,37 @@ import SwitchboardEmulator
 import SwitchboardNIO
 
 /// Events per second from the socket to a typed consumer through `BackendNotifier`, next to the
-/// rate at which the NIO engine alone receives the same frames from the same sender.
+/// rate at which the NIO engine alone receives the same frames from the same sender, and the
+/// physical limit: a bare NIO read loop (``BareLoop``), from the same sender in the same run.
 enum Throughput {
     struct Rates: Sendable {
         /// Typed values per second out of `BackendNotifier.archiveValues()`.
         var notifier: Double
         /// Text frames per second out of `NIOWebSocketConnection.inbound`, nothing decoded.
         var raw: Double
+        /// Text frames per second out of a bare `NIOAsyncChannel` read loop (blast sender only).
+        var bare: Double?
         var ratio: Double { notifier / raw }
     }
 
     /// Both rates with ``BlastServer`` as the sender: `events` frames each, raw engine first.
     static func blast(_ kind: TransportKind, events: Int) async throws -> Rates {
         try await BlastServer.with { server in
+            let bare = try await BareLoop.rate(kind, port: server.port, events: events) { bareID in
+                let subscription = try await server.waitForSubscription { $0.id == bareID }
+                server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) }
+            }
             let raw = try await rawRate(kind, port: server.port, events: events) { rawID in
                 let subscription = try await server.waitForSubscription { $0.id == rawID }
                 server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) }
             }
             let notifier = try await notifierRate(kind, port: server.port, events: events) {
-                let subscription = try await server.waitForSubscription { $0.id != "raw-1" && $0.request.contains(ArchivePayload.marker(kind)) }
+                let subscription = try await server.waitForSubscription {
+                    $0.id != "raw-1" && $0.id != "bare-1" && $0.request.contains(ArchivePayload.marker(kind))
+                }
                 return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
             }
-            return Rates(notifier: notifier, raw: raw)
+            return Rates(notifier: notifier, raw: raw, bare: bare)
         }
     }
 
