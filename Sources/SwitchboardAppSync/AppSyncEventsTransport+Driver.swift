@@ -158,7 +158,7 @@ extension AppSyncEventsTransport {
                         continue
                     }
                     connections[generation] = connection
-                    group.addTask { await self.read(connection, generation: generation, clock: clock) }
+                    forward(connection, generation: generation, clock: clock)
                     await perform(machine.opened(generation: generation, at: now))
                 case .openFailed(let generation, let error, let authorization):
                     logger.debug("connect failed", metadata: ["switchboard.error": "\(error.code)"])
@@ -277,18 +277,22 @@ extension AppSyncEventsTransport {
         }
     }
 
-    /// Forwards one socket's frames until it ends.
-    private func read(_ connection: any WebSocketConnection, generation: Int, clock: ElapsedClock) async {
-        do {
-            for try await event in connection.inbound {
-                inputContinuation.yield(.inbound(generation: generation, event, receivedAt: clock.now()))
+    /// Feeds one socket's frames, tagged with its generation, straight into the driver's inputs
+    /// as the socket yields them (no reading task in between), then its end.
+    private func forward(_ connection: any WebSocketConnection, generation: Int, clock: ElapsedClock) {
+        let inputs = inputContinuation
+        connection.inbound.forward { item in
+            switch item {
+            case .success(let event)?:
+                inputs.yield(.inbound(generation: generation, event, receivedAt: clock.now()))
+            case nil:
+                inputs.yield(.ended(generation: generation, nil))
+            case .failure(let error as SwitchboardError)?:
+                inputs.yield(.ended(generation: generation, error))
+            case .failure(let error)?:
+                inputs.yield(.ended(generation: generation, SwitchboardError(
+                    code: .network, message: "the connection failed", cause: SendableErrorBox(error))))
             }
-            inputContinuation.yield(.ended(generation: generation, nil))
-        } catch let error as SwitchboardError {
-            inputContinuation.yield(.ended(generation: generation, error))
-        } catch {
-            inputContinuation.yield(.ended(generation: generation, SwitchboardError(
-                code: .network, message: "the connection failed", cause: SendableErrorBox(error))))
         }
     }
 

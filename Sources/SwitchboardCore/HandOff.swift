@@ -63,6 +63,11 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
 
     package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(storage: storage) }
 
+    /// Consumes the sequence by handing each element to `sink` as it is yielded (what is buffered
+    /// first), on the producer's thread, and nil once it ended: no task waits in between. The
+    /// sequence must not be iterated as well.
+    package func forward(_ sink: @escaping @Sendable (Element?) -> Void) { storage.forward(sink) }
+
     /// The consumer's side. The sequence has one consumer: an iterator made later carries on
     /// where the previous one stopped, and two tasks must not wait for elements at once.
     package struct AsyncIterator: AsyncIteratorProtocol {
@@ -94,6 +99,9 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline static var retainedCapacity: Int { 1_024 }
 
         @usableFromInline let lock = NSLock()
+        /// Set by ``forward(_:)``: elements go straight to it instead of being buffered, and nil
+        /// tells it the sequence ended.
+        @usableFromInline var sink: (@Sendable (Element?) -> Void)?
         @usableFromInline var buffer: [Element?] = []
         @usableFromInline var state = State.open
         @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
@@ -144,6 +152,11 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
                 lock.unlock()
                 return .terminated
             }
+            if let sink {
+                lock.unlock()
+                sink(element)
+                return .enqueued
+            }
             buffer.append(element)
             let waiter = self.waiter
             self.waiter = nil
@@ -155,6 +168,13 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
         /// Appends `last` (when given) and ends the sequence, in one step.
         @inlinable func finish(last: Element?) {
             lock.lock()
+            if state == .open, let sink {
+                state = .finished
+                lock.unlock()
+                if let last { sink(last) }
+                sink(nil)
+                return
+            }
             if state == .open {
                 if let last { buffer.append(last) }
                 state = .finished
@@ -174,6 +194,24 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             self.waiter = nil
             lock.unlock()
             waiter?.resume()
+        }
+
+        /// Hands everything buffered to `sink`, then every later element as it is yielded, on
+        /// the producer's thread, and nil once the sequence ended. The buffered elements go
+        /// while the lock is held, so a concurrent yield comes after them: order is kept. For a
+        /// sequence nobody iterates.
+        @usableFromInline func forward(_ sink: @escaping @Sendable (Element?) -> Void) {
+            lock.lock()
+            defer { lock.unlock() }
+            precondition(self.sink == nil && waiter == nil, "a HandOff has one consumer; it is already read")
+            let pending = buffer
+            buffer = []
+            for element in pending { sink(element) }
+            if state == .open {
+                self.sink = sink
+            } else {
+                sink(nil)
+            }
         }
 
         /// Swaps what is buffered into the consumer's batch, which is empty (its capacity is

@@ -118,6 +118,31 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), onDemand: onDemand) }
+
+    /// Consumes the sequence without a reading task: each event goes to `sink` as the
+    /// connection yields it (on the connection's thread), then the end, `nil` when it ended
+    /// normally or the error it failed with. Transports use it to feed a socket's frames straight
+    /// into their own input queue. Do not iterate the sequence as well.
+    package func forward(to sink: @escaping @Sendable (Result<WebSocketInboundEvent, any Error>?) -> Void) {
+        let onDemand = onDemand
+        // The reader is ready for the next event at once, and again after each one: what an
+        // iterating reader would signal as it asks for each.
+        onDemand?()
+        let failed = LockedValue(false)
+        stream.forward { element in
+            switch element {
+            case .success?:
+                sink(element)
+                onDemand?()
+            case .failure?:
+                // The stream's end follows; the failure is the end.
+                failed.withLock { $0 = true }
+                sink(element)
+            case nil:
+                if !failed.withLock({ $0 }) { sink(nil) }
+            }
+        }
+    }
 }
 
 /// What to open: URL, subprotocols offered and extra upgrade headers.

@@ -43,7 +43,7 @@ extension GraphQLTransport {
                     continue
                 }
                 if case .opened(let generation, let socket, _) = input {
-                    startReading(socket, generation: generation, group: &group, elapsed: elapsed)
+                    startReading(socket, generation: generation, elapsed: elapsed)
                 }
                 let actions = decide(input, driver: &driver, now: elapsed.now())
                 for action in actions {

@@ -2,19 +2,22 @@ import Foundation
 import SwitchboardCore
 
 extension GraphQLTransport {
-    /// Reads one socket until it ends, tagging everything with its generation, so frames of an
-    /// abandoned socket are recognised and dropped by the state machine.
-    func startReading(_ socket: any WebSocketConnection, generation: Int, group: inout DiscardingTaskGroup, elapsed: Elapsed) {
+    /// Feeds one socket's frames, tagged with its generation, straight into the driver's inputs
+    /// as the socket yields them (no reading task in between), so frames of an abandoned socket
+    /// are recognised and dropped by the state machine. After a close frame, the end is not
+    /// reported again.
+    func startReading(_ socket: any WebSocketConnection, generation: Int, elapsed: Elapsed) {
         let inputs = inputContinuation
-        group.addTask {
-            do {
-                for try await event in socket.inbound {
-                    inputs.yield(.inbound(generation: generation, event, receivedAt: elapsed.now()))
-                    if case .closed = event { return }
-                }
-                inputs.yield(.inboundEnded(generation: generation, error: nil))
-            } catch {
-                inputs.yield(.inboundEnded(generation: generation, error: error))
+        let closed = LockedValue(false)
+        socket.inbound.forward { item in
+            switch item {
+            case .success(let event)?:
+                if case .closed = event { closed.withLock { $0 = true } }
+                inputs.yield(.inbound(generation: generation, event, receivedAt: elapsed.now()))
+            case nil:
+                if !closed.withLock({ $0 }) { inputs.yield(.inboundEnded(generation: generation, error: nil)) }
+            case .failure(let error)?:
+                if !closed.withLock({ $0 }) { inputs.yield(.inboundEnded(generation: generation, error: error)) }
             }
         }
     }

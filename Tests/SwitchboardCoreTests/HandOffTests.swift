@@ -159,3 +159,63 @@ private actor FloodedLoop {
 
     func interrupt() { interrupted = true }
 }
+
+@Suite("Forwarding a queue without a reading task")
+struct HandOffForwardTests {
+    @Test("what was buffered goes first, then each yield as it happens, then the end; nothing after it")
+    func order() {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        let received = LockedValue<[Int?]>([])
+        continuation.yield(1)
+        continuation.yield(2)
+        stream.forward { value in received.withLock { $0.append(value) } }
+        #expect(received.withLock { $0 } == [1, 2])
+        continuation.yield(3)
+        continuation.finish(last: 4)
+        #expect(continuation.yield(5) == .terminated)
+        #expect(received.withLock { $0 } == [1, 2, 3, 4, nil])
+    }
+
+    @Test("a sequence that ended before it was forwarded hands over what it held and its end")
+    func endedBefore() {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        continuation.yield(7)
+        continuation.finish()
+        let received = LockedValue<[Int?]>([])
+        stream.forward { value in received.withLock { $0.append(value) } }
+        #expect(received.withLock { $0 } == [7, nil])
+    }
+
+    @Test("a producer yielding while the queue is being forwarded loses nothing and keeps its order")
+    func concurrent() async {
+        let (stream, continuation) = HandOff<Int>.makeStream()
+        let received = LockedValue<[Int]>([])
+        let producer = Task.detached {
+            for value in 0..<20_000 { continuation.yield(value) }
+            continuation.finish()
+        }
+        // While the producer runs (wherever it is by then: before, during or after its yields).
+        stream.forward { value in if let value { received.withLock { $0.append(value) } } }
+        await producer.value
+        #expect(received.withLock { $0 } == Array(0..<20_000))
+    }
+
+    @Test("a WebSocket's inbound forwards events, then nil at a normal end or the error it failed with")
+    func inbound() {
+        let (inbound, continuation) = WebSocketInbound.makeStream()
+        let received = LockedValue<[String]>([])
+        continuation.yield(.message(.text("a")))
+        inbound.forward { item in
+            let line = switch item {
+            case .success(.message(.text(let text)))?: text
+            case .success(let other)?: "\(other)"
+            case .failure(let error)?: "failed: \(error)"
+            case nil: "end"
+            }
+            received.withLock { $0.append(line) }
+        }
+        continuation.yield(.message(.text("b")))
+        continuation.finish(throwing: SwitchboardError(code: .network, message: "gone"))
+        #expect(received.withLock { $0 } == ["a", "b", "failed: SwitchboardError.network: gone"], "the failure is the end: no nil after it")
+    }
+}
