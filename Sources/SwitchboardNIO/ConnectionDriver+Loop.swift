@@ -9,18 +9,18 @@ extension ConnectionDriver {
     struct Loop {
         let settings: Settings
         let events: WebSocketInbound.Continuation
-        let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+        let channel: UpgradedChannel
         let stopwatch: Stopwatch
         private var machine: WebSocketStateMachine
         private var pings = PendingPings()
 
         init(
             settings: Settings, events: WebSocketInbound.Continuation,
-            outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, stopwatch: Stopwatch
+            channel: UpgradedChannel, stopwatch: Stopwatch
         ) {
             self.settings = settings
             self.events = events
-            self.outbound = outbound
+            self.channel = channel
             self.stopwatch = stopwatch
             machine = WebSocketStateMachine(maximumMessageSize: settings.maximumMessageSize)
         }
@@ -134,7 +134,7 @@ extension ConnectionDriver {
             settings.logger.trace("frame out", metadata: [
                 "switchboard.websocket.opcode": "\(frame.opcode)", "switchboard.websocket.bytes": "\(frame.payload.readableBytes)",
             ])
-            try await outbound.write(WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: .random(), data: frame.payload))
+            try await channel.write(WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: .random(), data: frame.payload))
         }
 
         private static func frame(for message: WebSocketMessage) -> OutboundFrame {

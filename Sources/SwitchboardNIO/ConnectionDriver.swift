@@ -24,8 +24,9 @@ enum DriverInput: Sendable {
 }
 
 /// Drives one upgraded channel: a single loop consumes ``DriverInput``s, feeds them to the
-/// ``WebSocketStateMachine`` and carries out its actions. A child task pumps the channel's
-/// frames into the same input stream, so frames are handled (and delivered) in arrival order.
+/// ``WebSocketStateMachine`` and carries out its actions. The channel's last handler
+/// (``FrameHandOff``) yields the frames into the same input queue on the event loop, so frames
+/// are handled (and delivered) in arrival order, with no task reading in between.
 struct ConnectionDriver: Sendable {
     /// What the driver needs from the configuration.
     struct Settings: Sendable {
@@ -38,27 +39,30 @@ struct ConnectionDriver: Sendable {
 
     static let closedError = SwitchboardError(code: .network, message: "the WebSocket is closed")
 
-    let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
-    let inputs: HandOff<DriverInput>
-    let inputContinuation: HandOff<DriverInput>.Continuation
+    let channel: UpgradedChannel
     let events: WebSocketInbound.Continuation
     let settings: Settings
+
+    private var inputContinuation: HandOff<DriverInput>.Continuation { channel.inputContinuation }
 
     /// Runs until the connection is over and the channel is closed; then fails whatever the
     /// user still queued.
     func run() async {
-        var iterator = inputs.makeAsyncIterator()
+        var iterator = channel.inputs.makeAsyncIterator()
         let stopwatch = Stopwatch(settings.clock)
+        // The upgrade handler holds back the reads asked for while it upgraded; reading resumes
+        // here (autoRead keeps it going from now on).
+        channel.channel.read()
+        await withTaskGroup(of: Void.self) { group in
+            var loop = Loop(settings: settings, events: events, channel: channel, stopwatch: stopwatch)
+            let closeTimer = closeTimer()
+            await loop.run(&iterator, startCloseTimer: { group.addTask(operation: closeTimer) })
+            group.cancelAll()
+        }
         do {
-            try await channel.executeThenClose { frames, outbound in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await pump(frames) }
-                    var loop = Loop(settings: settings, events: events, outbound: outbound, stopwatch: stopwatch)
-                    let closeTimer = closeTimer()
-                    await loop.run(&iterator, startCloseTimer: { group.addTask(operation: closeTimer) })
-                    group.cancelAll()
-                }
-            }
+            try await channel.channel.close()
+        } catch ChannelError.alreadyClosed {
+            // Closed by the peer, or by a failed write.
         } catch {
             settings.logger.debug("closing the channel failed", metadata: ["switchboard.error": "\(error)"])
         }
@@ -72,16 +76,6 @@ struct ConnectionDriver: Sendable {
             case .ping(_, _, let continuation): continuation.resume(throwing: Self.closedError)
             case .frame, .readEnded, .cancelPing, .close, .closeTimerFired, .released: break
             }
-        }
-    }
-
-    /// Forwards the channel's frames, then how the inbound side ended.
-    private func pump(_ frames: NIOAsyncChannelInboundStream<WebSocketFrame>) async {
-        do {
-            for try await frame in frames { inputContinuation.yield(.frame(frame)) }
-            inputContinuation.yield(.readEnded(nil))
-        } catch {
-            inputContinuation.yield(.readEnded(error))
         }
     }
 

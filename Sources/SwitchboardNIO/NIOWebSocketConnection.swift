@@ -50,15 +50,14 @@ public final class NIOWebSocketConnection: WebSocketConnection {
 
     /// Starts the driver of an upgraded channel and wraps it.
     static func start(
-        channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, subprotocol: String?,
+        channel: UpgradedChannel, subprotocol: String?,
         settings: ConnectionDriver.Settings
     ) -> NIOWebSocketConnection {
         let (inbound, events) = WebSocketInbound.makeStream()
-        let (inputStream, inputs) = HandOff<DriverInput>.makeStream()
-        let driver = ConnectionDriver(
-            channel: channel, inputs: inputStream, inputContinuation: inputs, events: events, settings: settings)
+        let driver = ConnectionDriver(channel: channel, events: events, settings: settings)
         let task = Task { await driver.run() }
-        return NIOWebSocketConnection(subprotocol: subprotocol, inbound: inbound, inputs: inputs, driver: task)
+        return NIOWebSocketConnection(
+            subprotocol: subprotocol, inbound: inbound, inputs: channel.inputContinuation, driver: task)
     }
 
     deinit {

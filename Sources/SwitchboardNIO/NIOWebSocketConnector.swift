@@ -116,7 +116,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
 
     /// The outcome of the upgrade request once the rejection body (if any) has been read.
     private enum Handshake: Sendable {
-        case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPResponseHead)
+        case upgraded(UpgradedChannel, HTTPResponseHead)
         case rejected(UpgradeRejection)
     }
 
@@ -165,7 +165,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
             enableAutomaticErrorHandling: false,
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
-                    .upgraded(try NIOAsyncChannel(wrappingChannelSynchronously: channel), response)
+                    .upgraded(try UpgradedChannel.install(on: channel), response)
                 }
             })
         var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
@@ -187,13 +187,10 @@ public struct NIOWebSocketConnector: WebSocketConnector {
     }
 
     /// Sends a close frame on a freshly upgraded channel and closes it.
-    private static func fail(
-        _ webSocket: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, code: WebSocketCloseCode, reason: String
-    ) async {
+    private static func fail(_ webSocket: UpgradedChannel, code: WebSocketCloseCode, reason: String) async {
         let frame = WebSocketStateMachine.closeFrame(WebSocketClose(code: code, reason: reason))
-        try? await webSocket.executeThenClose { _, outbound in
-            try? await outbound.write(WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: .random(), data: frame.payload))
-        }
+        try? await webSocket.write(WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: .random(), data: frame.payload))
+        try? await webSocket.channel.close()
     }
 
     /// A subprotocol for a log line: `header-…` subprotocols carry credentials.
