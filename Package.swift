@@ -348,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
-                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
