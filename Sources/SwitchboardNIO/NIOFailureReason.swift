@@ -142,9 +142,22 @@ struct HTTPTarget: Sendable {
         return SwitchboardError(code: .network, message: "cannot connect to \(target.endpoint): \(reason)", cause: error)
     }
 
+    /// The server closed the connection without an HTTP answer; on plain `http` the likely cause
+    /// is a TLS port.
+    static func closedBeforeAnswer(_ target: HTTPTarget, cause: (any Error)? = nil) -> SwitchboardError {
+        SwitchboardError(
+            code: .network,
+            message: "\(target.endpoint) closed the connection before answering"
+                + (target.isSecure ? "" : " (if it serves TLS, use an https:// URL)"),
+            cause: cause)
+    }
+
     /// Maps a failure after the connect (TLS, the request, the answer).
     static func requestError(_ error: any Error, target: HTTPTarget) -> any Error {
         if error is CancellationError || error is SwitchboardError { return error }
+        if let error = error as? ChannelError, [.ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed].contains(error) {
+            return closedBeforeAnswer(target, cause: error)
+        }
         let reason = NIOFailureReason.reason(for: error) ?? "\(error)"
         let stage = error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError ? "the TLS handshake with" : "the request to"
         return SwitchboardError(code: .network, message: "\(stage) \(target.endpoint) failed: \(reason)", cause: error)

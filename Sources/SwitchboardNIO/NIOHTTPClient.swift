@@ -103,7 +103,8 @@ public struct NIOHTTPClient: Sendable {
         let target = try HTTPTarget(url: url)
         try target.checkTransportSecurity(allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)
         let sslContext = target.isSecure ? try sslContexts.context(for: configuration.tls) : nil
-        let channel = try await connect(target, sslContext: sslContext)
+        let failures = FirstFailure()
+        let channel = try await connect(target, sslContext: sslContext, failures: failures)
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.requestTarget)
         for (name, value) in headers where !HTTPTarget.managedHeaders.contains(name.lowercased()) {
             head.headers.add(name: name, value: value)
@@ -122,10 +123,23 @@ public struct NIOHTTPClient: Sendable {
                 onTimeout: { channel.channel.close(promise: nil) }
             ) {
                 try await channel.executeThenClose { inbound, outbound in
-                    try await outbound.write(.head(request))
-                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-                    try await outbound.write(.end(nil))
-                    return try await Self.read(inbound, limit: limit, target: target)
+                    // A server may answer (401, 413, 503) and close before it read the whole
+                    // request: a failed write still reads what came back.
+                    var writeFailure: (any Error)?
+                    do {
+                        try await outbound.write(.head(request))
+                        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
+                        try await outbound.write(.end(nil))
+                    } catch {
+                        writeFailure = error
+                    }
+                    do {
+                        return try await Self.read(inbound, limit: limit, target: target)
+                    } catch let error as SwitchboardError {
+                        throw error
+                    } catch {
+                        throw writeFailure ?? error
+                    }
                 }
             }
             configuration.logger.debug("answered", metadata: [
@@ -133,7 +147,9 @@ public struct NIOHTTPClient: Sendable {
             ])
             return answer
         } catch {
-            let mapped = HTTPTarget.requestError(error, target: target)
+            // A failed TLS handshake closes the channel; the write or read then fails with a
+            // plain "closed" error, so the first error the pipeline saw names the cause.
+            let mapped = HTTPTarget.requestError(failures.first ?? error, target: target)
             configuration.logger.debug("request failed", metadata: [
                 "switchboard.http.endpoint": "\(target.endpoint)", "switchboard.error": "\(mapped)",
             ])
@@ -142,7 +158,7 @@ public struct NIOHTTPClient: Sendable {
     }
 
     private func connect(
-        _ target: HTTPTarget, sslContext: NIOSSLContext?
+        _ target: HTTPTarget, sslContext: NIOSSLContext?, failures: FirstFailure
     ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         do {
             return try await ClientBootstrap(group: configuration.eventLoopGroup)
@@ -153,6 +169,7 @@ public struct NIOHTTPClient: Sendable {
                             let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: target.serverName)
                             try channel.pipeline.syncOperations.addHandler(tls)
                         }
+                        try channel.pipeline.syncOperations.addHandler(FailureRecorder(failures: failures))
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
                             wrappingChannelSynchronously: channel)
@@ -184,9 +201,32 @@ public struct NIOHTTPClient: Sendable {
                 return (status, body)
             }
         }
-        throw SwitchboardError(
-            code: .network,
-            message: "\(target.endpoint) closed the connection before answering"
-                + (target.isSecure ? "" : " (if it serves TLS, use an https:// URL)"))
+        throw HTTPTarget.closedBeforeAnswer(target)
+    }
+}
+
+/// The first error a request's pipeline saw.
+private final class FirstFailure: Sendable {
+    private let error = LockedValue<(any Error)?>(nil)
+
+    var first: (any Error)? { error.withLock { $0 } }
+
+    func record(_ error: any Error) {
+        self.error.withLock { $0 = $0 ?? error }
+    }
+}
+
+/// Sits behind TLS and records the first error (a failed handshake), passing it on.
+private final class FailureRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let failures: FirstFailure
+
+    init(failures: FirstFailure) { self.failures = failures }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        failures.record(error)
+        context.fireErrorCaught(error)
     }
 }
