@@ -90,7 +90,8 @@ final class ShadowRun: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for (side, entry) in sides {
                 let notifier = entry.notifier
-                group.addTask { try? await notifier.run() }
+                // Every consumer first, then the run: the first connection subscribes to all of
+                // them at once instead of re-planning as they arrive.
                 for stream in streams {
                     let values = await stream.lines(from: notifier)
                     group.addTask { [self] in
@@ -107,6 +108,7 @@ final class ShadowRun: Sendable {
                 group.addTask { [onError] in
                     for await error in errors { onError(side, error) }
                 }
+                group.addTask { try? await notifier.run() }
             }
             let clock = self.clock, interval = self.interval
             group.addTask {
