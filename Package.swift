@@ -48,6 +48,8 @@ let package = Package(
         // Without its default ExternalLoading trait, which only adds compile time.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The CLI's `shadow --metrics-port` only (not a product, so no app fetches it).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -186,6 +188,10 @@ let package = Package(
                 "SwitchboardEmulator", "SwitchboardContract", "SwitchboardTesting", "SwitchboardSync", "SwitchboardSoak",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -349,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
-                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator",
+                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -104,7 +104,9 @@ struct AppSyncConnectionDriver {
         case .send(let text):
             outbox.send(text)
         case .subscribe(let id, let channel):
+            let faults = self.faults
             bus.subscribe(connection: connection, id: id, channel: channel) { _, event in
+                guard !faults.dropsNextEvent(to: .appsync) else { return }
                 outbox.send(JSONText.encode(["type": "data", "id": id, "event": event]))
             }
         case .unsubscribe(let id):

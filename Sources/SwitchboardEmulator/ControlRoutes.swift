@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import SwitchboardCore
 
 /// `POST /control/…`: fault injection over HTTP, for a standalone emulator. Each answers
 /// `{"connections": n}` (the number of connections affected) or `{}`.
@@ -10,7 +11,9 @@ import HummingbirdWebSocket
 /// - `POST /control/garbage` sends a non-JSON frame
 /// - `POST /control/reject-auth?count=2` refuses the next 2 connections (no `count`: until reset)
 /// - `POST /control/latency?ms=200` delays each frame (`ms=0` removes the delay)
-/// - `POST /control/reset` clears rejection and latency
+/// - `POST /control/drop-events?transport=graphql&every=1` drops one of every `every` events
+///   (default 1: all) delivered to that protocol's subscriptions; `every=0` stops dropping
+/// - `POST /control/reset` clears every fault
 struct ControlRoutes {
     let emulator: SwitchboardEmulator
 
@@ -39,6 +42,15 @@ struct ControlRoutes {
                 throw HTTPError(.badRequest, message: "latency needs ms=<non-negative integer>")
             }
             emulator.setFrameLatency(ms == 0 ? nil : .milliseconds(ms))
+            return HTTPPublishRoute.json(.ok, [:])
+        }
+        group.post("drop-events") { request, _ in
+            guard let raw = request.uri.queryParameters.get("transport"), let kind = TransportKind(rawValue: raw) else {
+                throw HTTPError(.badRequest, message: "drop-events needs transport=graphql or transport=appsync")
+            }
+            let every = request.uri.queryParameters.get("every", as: Int.self) ?? 1
+            guard every >= 0 else { throw HTTPError(.badRequest, message: "drop-events needs every=<non-negative integer>") }
+            emulator.dropEvents(to: kind, every: every == 0 ? nil : every)
             return HTTPPublishRoute.json(.ok, [:])
         }
         group.post("reset") { _, _ in

@@ -13,6 +13,8 @@ final class FaultState: Sendable {
         var syncStream: SwitchboardEmulator.SyncStreamFault?
         /// Delay before each sync answer: a REST page, or the stream's `start`.
         var syncRoundTripLatency: Duration?
+        /// Per protocol: drop one of every `n` events delivered to its subscriptions.
+        var droppedEvents: [TransportKind: (every: Int, seen: Int)] = [:]
     }
 
     private let state = LockedValue(State())
@@ -55,6 +57,24 @@ final class FaultState: Sendable {
     var syncRoundTripLatency: Duration? {
         get { state.withLock { $0.syncRoundTripLatency } }
         set { state.withLock { $0.syncRoundTripLatency = newValue } }
+    }
+
+    /// Drops one of every `every` events delivered to subscriptions of `kind` (1: every event);
+    /// nil stops dropping for that protocol.
+    func dropEvents(to kind: TransportKind, every: Int?) {
+        state.withLock { state in
+            state.droppedEvents[kind] = every.map { (every: max(1, $0), seen: 0) }
+        }
+    }
+
+    /// Whether the next event for a subscription of `kind` is to be dropped (counts it).
+    func dropsNextEvent(to kind: TransportKind) -> Bool {
+        state.withLock { state in
+            guard var rule = state.droppedEvents[kind] else { return false }
+            rule.seen += 1
+            state.droppedEvents[kind] = rule
+            return rule.seen % rule.every == 0
+        }
     }
 
     /// Clears every fault.

@@ -92,7 +92,7 @@ struct GraphQLConnectionDriver {
         }
         EmulatorMetrics.connectionsOpened.increment()
         let writer = ConnectionWriter(outbound: outbound, channel: channel, faults: faults, clock: clock, logger: logger, record: record)
-        let clock = self.clock, keepAliveInterval = configuration.keepAliveInterval
+        let clock = self.clock, keepAliveInterval = configuration.keepAliveInterval, faults = self.faults
         let initTimeout = configuration.graphQLConnectionInitTimeout
         let (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
         let (writerDone, writerDoneContinuation) = AsyncStream.makeStream(of: Void.self)
@@ -146,6 +146,7 @@ struct GraphQLConnectionDriver {
                             {
                                 return
                             }
+                            guard !faults.dropsNextEvent(to: .graphql) else { return }
                             let data = LegacyEventMapping.result(for: subscription, payload: payload)
                             outbox.send(GraphQLSession.resultFrame(dialect: dialect, id: id, data: data))
                         }

@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 extension SwitchboardEmulator {
     /// Closes every open protocol connection with a close frame carrying `code` and `reason`.
     /// - Parameters:
@@ -42,8 +44,21 @@ extension SwitchboardEmulator {
     /// - Parameter latency: The delay per frame.
     public func setFrameLatency(_ latency: Duration?) { faults.frameLatency = latency }
 
-    /// Clears the auth rejection, the per-frame latency, the sync stream fault and the sync
-    /// round-trip latency.
+    /// Drops events on their way to the subscriptions of one protocol, as a backend whose
+    /// pipeline to one transport loses events would: AppSync Events `data` frames
+    /// (`.appsync`), or legacy GraphQL results on `/graphql` in every dialect (`.graphql`). The
+    /// other protocol still gets every event, so a dual run (`switchboard shadow`) sees the
+    /// divergence on exactly that side. Connections, subscriptions and keep-alives are untouched.
+    /// - Parameters:
+    ///   - kind: The protocol whose subscriptions lose events.
+    ///   - every: Drop one of every `every` events (1, the default: all of them); nil stops
+    ///     dropping. Counted per protocol across its subscriptions.
+    public func dropEvents(to kind: TransportKind, every: Int? = 1) {
+        faults.dropEvents(to: kind, every: every)
+    }
+
+    /// Clears the auth rejection, the per-frame latency, the sync stream fault, the sync
+    /// round-trip latency and dropped events.
     public func resetFaults() { faults.reset() }
 
     private func broadcast(_ item: Outgoing) -> Int {

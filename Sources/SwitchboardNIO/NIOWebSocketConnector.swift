@@ -202,7 +202,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
 
 /// One `NIOSSLContext` per connector, made on the first `wss` connect (loading trust roots is
 /// costly).
-private final class SSLContextCache: Sendable {
+final class SSLContextCache: Sendable {
     private let cached = LockedValue<NIOSSLContext?>(nil)
 
     func context(for tls: NIOWebSocketConnector.TLS) throws(SwitchboardError) -> NIOSSLContext {

@@ -14,7 +14,8 @@ import Foundation
 ///   "graphqlProtocol": "graphql-ws",
 ///   "userId": "u1",
 ///   "orgId": "o1",
-///   "reconnectDelay": 2
+///   "reconnectDelay": 2,
+///   "namespace": "vortex-app"
 /// }
 /// ```
 struct ConfigFile: Decodable, Sendable, Equatable {
@@ -26,10 +27,13 @@ struct ConfigFile: Decodable, Sendable, Equatable {
     var userId: String?
     var orgId: String?
     var reconnectDelay: Double?
+    /// The AppSync Events channel namespace (`check`, `shadow`); `vortex-app` when absent.
+    var namespace: String?
 
     init(
         transport: String? = nil, url: String? = nil, httpUrl: String? = nil, auth: String? = nil,
-        graphqlProtocol: String? = nil, userId: String? = nil, orgId: String? = nil, reconnectDelay: Double? = nil
+        graphqlProtocol: String? = nil, userId: String? = nil, orgId: String? = nil, reconnectDelay: Double? = nil,
+        namespace: String? = nil
     ) {
         self.transport = transport
         self.url = url
@@ -39,6 +43,7 @@ struct ConfigFile: Decodable, Sendable, Equatable {
         self.userId = userId
         self.orgId = orgId
         self.reconnectDelay = reconnectDelay
+        self.namespace = namespace
     }
 
     /// Reads `path`, or returns an empty configuration when `path` is nil.

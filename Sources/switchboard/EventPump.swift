@@ -38,7 +38,7 @@ struct EventPump {
             }
             let errors = await notifier.errors()
             group.addTask {
-                for await error in errors { console.err("error: \(error)") }
+                for await error in errors { console.err("error: \(FailureText.describe(error))") }
             }
             for await line in lines {
                 if await !onLine(line) { break }
@@ -46,7 +46,7 @@ struct EventPump {
             await notifier.shutDown()
             group.cancelAll()
             if let error = fatal.withLock({ $0 }) {
-                throw CLIError("the connection failed: \(error)")
+                throw CLIError("the connection failed: \(FailureText.describe(error))")
             }
         }
     }

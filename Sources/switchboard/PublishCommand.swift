@@ -14,13 +14,20 @@ struct PublishCommand: AsyncParsableCommand {
             With --ws the events go over the real-time WebSocket instead: --url is then the \
             ws(s)://…/event/realtime endpoint. \
             Prints one line per event: its index, then "ok <identifier>" or "refused <code>: <message>". \
-            Exits non-zero when any event was refused or the request failed.
+            Exits non-zero when any event was refused or the request failed; the error names the \
+            cause (TLS trust, a refused connection, a timeout, the HTTP status and body, and after \
+            retries the last attempt's error). --ca-file trusts a private CA on both paths.
 
             Examples:
-              switchboard publish --url http://127.0.0.1:8080/event --auth api-key:dev-key \\
-                --channel vortex-app/user/u1/roleChanged --event '{"eventType":"user/roleChanged","reason":"promoted"}'
-              switchboard publish --ws --url ws://127.0.0.1:8080/event/realtime --auth api-key:dev-key \
-                --channel vortex-app/user/u1/roleChanged --event '{"eventType":"user/roleChanged","reason":"promoted"}'
+              switchboard publish --url http://127.0.0.1:8080/event \\
+                --auth api-key:dev-key --channel vortex-app/user/u1/roleChanged \\
+                --event '{"eventType":"user/roleChanged","reason":"promoted"}'
+              switchboard publish --ws --url ws://127.0.0.1:8080/event/realtime \\
+                --auth api-key:dev-key --channel vortex-app/user/u1/roleChanged \\
+                --event '{"eventType":"user/roleChanged","reason":"promoted"}'
+              switchboard publish --url https://localhost:8443/event --ca-file emu.pem \\
+                --auth api-key:dev-key --channel vortex-app/user/u1/roleChanged \\
+                --event '{"eventType":"user/roleChanged","reason":"promoted"}'
             """)
 
     @Option(help: "The HTTP endpoint, https://<id>.appsync-api.<region>.amazonaws.com/event (with --ws: the wss://…/event/realtime endpoint).")
@@ -38,10 +45,10 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "api-key:KEY, jwt:TOKEN or lambda:TOKEN.")
     var auth: String?
 
-    @Option(name: .customLong("ca-file"), help: "With --ws: also trust the PEM certificates in this file.")
+    @Option(name: .customLong("ca-file"), help: "Also trust the PEM certificates in this file (https or wss to a private CA, or `serve --tls --cert-out`).")
     var caFile: String?
 
-    @Flag(help: "Allow plaintext ws:// to a host other than this machine (credentials travel unencrypted).")
+    @Flag(help: "Allow plaintext http:// or ws:// to a host other than this machine (credentials travel unencrypted).")
     var allowPlaintext = false
 
     @Option(help: "A JSON file with defaults (keys: httpUrl, url, auth).")
@@ -60,8 +67,10 @@ struct PublishCommand: AsyncParsableCommand {
         let result: AppSyncPublishResult
         do {
             result = ws ? try await publishOverSocket(mode, file: file) : try await publishOverHTTP(mode, file: file)
-        } catch let error as SwitchboardError {
-            throw CLIError("\(error.code): \(error.message)")
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw CLIError(FailureText.describe(error))
         }
         var lines: [(Int, String)] = result.accepted.map { ($0.index, "ok \($0.identifier)") }
         lines += result.refused.map { ($0.index, "refused \($0.code): \($0.message)") }
@@ -73,7 +82,8 @@ struct PublishCommand: AsyncParsableCommand {
         guard let text = url ?? file.httpUrl, let endpoint = URL(string: text), endpoint.scheme?.hasPrefix("http") == true else {
             throw ValidationError("--url must be the http(s) endpoint (or \"httpUrl\" in --config)")
         }
-        return try await AppSyncHTTPPublisher(url: endpoint, authorization: mode).publish(events, to: channel)
+        let client = try TrustingHTTPClient(caFile: caFile, allowPlaintext: allowPlaintext)
+        return try await AppSyncHTTPPublisher(url: endpoint, authorization: mode, client: client).publish(events, to: channel)
     }
 
     /// Connects, publishes in messages of at most five events, and closes.

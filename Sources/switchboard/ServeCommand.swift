@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SwitchboardCore
 import SwitchboardEmulator
 
 /// `switchboard serve`: runs the local emulator until SIGINT or SIGTERM.
@@ -13,12 +14,13 @@ struct ServeCommand: AsyncParsableCommand {
             runs against AWS AppSync Events (and, until the migration ends, the legacy GraphQL backend).
 
             Faults can be injected at runtime with POST requests to the control URL it prints \
-            (drop, abort, stall, garbage, reject-auth, latency, reset).
+            (drop, abort, stall, garbage, reject-auth, latency, drop-events, reset; see `switchboard fault`).
 
             Examples:
               switchboard serve --port 8080 --api-key dev-key
               switchboard serve --jwt-secret s3cret --ka-interval 5 --record frames.jsonl
               switchboard serve --latency-ms 200 --reject-auth 2
+              switchboard serve --api-key dev-key --drop-events graphql   # then: switchboard shadow … shows the divergence
               switchboard serve --api-key dev-key --tls --cert-out emulator.pem   # then: listen --ca-file emulator.pem
             """)
 
@@ -43,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("reject-auth"), help: "Fault: reject the next N connection attempts as unauthorized.")
     var rejectAuth: Int?
 
+    @Option(name: .customLong("drop-events"), help: "Fault: drop every event on its way to this protocol's subscriptions (graphql or appsync).")
+    var dropEvents: String?
+
     @Flag(help: "Serve wss/https with a self-signed certificate for localhost and 127.0.0.1, made at start.")
     var tls = false
 
@@ -54,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard keepAliveInterval > 0 else { throw ValidationError("--ka-interval must be positive") }
         if let latencyMilliseconds, latencyMilliseconds < 0 { throw ValidationError("--latency-ms must not be negative") }
         if let rejectAuth, rejectAuth < 1 { throw ValidationError("--reject-auth must be at least 1") }
+        if let dropEvents, TransportKind(rawValue: dropEvents) == nil {
+            throw ValidationError("--drop-events must be graphql or appsync")
+        }
         if certOut != nil && !tls { throw ValidationError("--cert-out needs --tls") }
         if apiKeys.isEmpty && jwtSecret == nil {
             throw ValidationError("give at least one --api-key or a --jwt-secret, so clients can authorize")
@@ -71,11 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
         let emulator = SwitchboardEmulator(configuration: configuration)
         let certOut = certOut
         let console = Console.shared
-        let faults = (latencyMilliseconds, rejectAuth)
+        let faults = (latencyMilliseconds, rejectAuth, dropEvents.flatMap(TransportKind.init(rawValue:)))
         try await withSignalCancellation {
             try await emulator.run { endpoints in
                 if let latency = faults.0 { emulator.setFrameLatency(.milliseconds(latency)) }
                 if let count = faults.1 { emulator.rejectAuthentication(nextConnections: count) }
+                if let kind = faults.2 { emulator.dropEvents(to: kind) }
                 console.out("Switchboard emulator on 127.0.0.1:\(endpoints.port)")
                 console.out("  AppSync Events realtime  \(endpoints.realtimeURL)")
                 console.out("  AppSync Events HTTP      \(endpoints.httpURL)")

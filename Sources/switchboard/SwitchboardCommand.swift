@@ -12,6 +12,7 @@ struct SwitchboardCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [DemoCommand.self, ServeCommand.self, ListenCommand.self, PublishCommand.self, FaultCommand.self,
-                      SchemaCommand.self, ReplayCommand.self, ParityCommand.self, SyncCommand.self, SoakCommand.self]
+                      SchemaCommand.self, ReplayCommand.self, ParityCommand.self, SyncCommand.self, SoakCommand.self,
+                      CheckCommand.self, ShadowCommand.self]
     )
 }

@@ -101,7 +101,7 @@ struct SyncCommand: AsyncParsableCommand {
                 for event in events { console.out(try Self.line(event)) }
             }
         } catch {
-            console.err("Error: \(error)")
+            console.err("Error: \(FailureText.describe(error))")
             throw ExitCode.failure
         }
         let route = summary.streamFailure.map { "REST fallback after the stream failed (\($0.message)), \(summary.pullRequests) page(s)" }

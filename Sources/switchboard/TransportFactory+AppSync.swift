@@ -7,7 +7,7 @@ extension TransportFactory {
     /// The AppSync Events transport: an API key authorizes as `x-api-key`; a JWT or Lambda token
     /// as `Authorization`, from the session's token provider.
     static func makeAppSync(
-        endpoint: Endpoint, authorization: AuthSpec, reconnectPolicy: ReconnectPolicy, connector: NIOWebSocketConnector
+        endpoint: Endpoint, authorization: AuthSpec, reconnectPolicy: ReconnectPolicy, connector: any WebSocketConnector
     ) throws -> any EventTransport {
         let mode: AppSyncAuthorization =
             switch authorization {

@@ -6,7 +6,7 @@ import SwitchboardNIO
 /// Builds the one transport a command runs, from the resolved options.
 enum TransportFactory {
     /// Where the transport connects.
-    struct Endpoint {
+    struct Endpoint: Sendable {
         /// The WebSocket URL.
         var url: URL
         /// The AppSync HTTP endpoint, whose host authorizes the connection (derived from `url`
@@ -23,9 +23,36 @@ enum TransportFactory {
         }
     }
 
+    /// Everything a transport is made from, so a command can make it later over a wrapped
+    /// connector (`check` watches the socket through a ``ConnectionProbe``).
+    struct Setup: Sendable {
+        var kind: TransportKind
+        var endpoint: Endpoint
+        var authorization: AuthSpec
+        var wireProtocol: GraphQLProtocol
+        var reconnectPolicy: ReconnectPolicy
+        /// The real connector.
+        var connector: NIOWebSocketConnector
+
+        /// The transport over `connector` (the real one, or one wrapping it).
+        func make(_ connector: any WebSocketConnector) throws -> any EventTransport {
+            try TransportFactory.make(
+                kind, endpoint: endpoint, authorization: authorization, wireProtocol: wireProtocol,
+                reconnectPolicy: reconnectPolicy, over: connector)
+        }
+    }
+
     static func make(
         _ kind: TransportKind, endpoint: Endpoint, authorization: AuthSpec, wireProtocol: GraphQLProtocol,
         reconnectPolicy: ReconnectPolicy, connector: NIOWebSocketConnector = NIOWebSocketConnector()
+    ) throws -> any EventTransport {
+        try make(kind, endpoint: endpoint, authorization: authorization, wireProtocol: wireProtocol,
+                 reconnectPolicy: reconnectPolicy, over: connector)
+    }
+
+    static func make(
+        _ kind: TransportKind, endpoint: Endpoint, authorization: AuthSpec, wireProtocol: GraphQLProtocol,
+        reconnectPolicy: ReconnectPolicy, over connector: any WebSocketConnector
     ) throws -> any EventTransport {
         switch kind {
         case .graphql:

@@ -10,7 +10,7 @@ struct TransportOptions: ParsableArguments {
     @Option(help: "graphql or appsync (default: SWITCHBOARD_TRANSPORT, then --config, then appsync).")
     var transport: String?
 
-    @Option(help: "A JSON file with defaults for these options (keys: transport, url, httpUrl, auth, graphqlProtocol, userId, orgId, reconnectDelay).")
+    @Option(help: "A JSON file with defaults for these options (keys: transport, url, httpUrl, auth, graphqlProtocol, userId, orgId, reconnectDelay, namespace).")
     var config: String?
 
     @Option(name: .customLong("graphql-protocol"), help: "graphql-ws, graphql-transport-ws or appsync-graphql (legacy transport only).")

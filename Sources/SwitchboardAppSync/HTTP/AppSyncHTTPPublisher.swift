@@ -134,13 +134,18 @@ public struct AppSyncHTTPPublisher: Sendable {
             case .success(let response):
                 logger.debug("publish failed; may retry", metadata: ["appsync.status": "\(response.status)"])
                 guard attempt < retryDelays.count else {
-                    throw SwitchboardError(code: .network, message: "publishing failed with HTTP \(response.status) after \(attempt + 1) attempts")
+                    throw SwitchboardError(
+                        code: .network,
+                        message: "publishing failed after \(attempt + 1) attempts; the last was answered with HTTP \(response.status)"
+                            + Self.bodyExcerpt(response.body))
                 }
             case .failure(let error):
                 logger.debug("publish request failed; may retry", metadata: ["appsync.error": "\(error)"])
                 guard attempt < retryDelays.count else {
+                    let detail = (error as? SwitchboardError)?.message ?? "\(error)"
                     throw SwitchboardError(
-                        code: .network, message: "publishing failed after \(attempt + 1) attempts", cause: SendableErrorBox(error))
+                        code: .network, message: "publishing failed after \(attempt + 1) attempts; the last: \(detail)",
+                        cause: error)
                 }
             }
             try await clock.sleep(for: retryDelays[attempt])
@@ -155,11 +160,17 @@ public struct AppSyncHTTPPublisher: Sendable {
         return AppSyncCodec.publishResult(object)
     }
 
+    /// The start of an answer's body for a message, `: <text>`, or nothing when it is empty.
+    static func bodyExcerpt(_ body: Data) -> String {
+        let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "" : ": \(text)\(body.count > 300 ? "…" : "")"
+    }
+
     static func rejection(status: Int, body: Data) -> SwitchboardError {
         let errors = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["errors"] as? [[String: Any]]
         let first = errors?.first
         let detail = [first?["errorType"] as? String, first?["message"] as? String].compactMap { $0 }.joined(separator: ": ")
-        let message = "publish refused with HTTP \(status)\(detail.isEmpty ? "" : " (\(detail))")"
+        let message = "publish refused with HTTP \(status)" + (detail.isEmpty ? bodyExcerpt(body) : " (\(detail))")
         return SwitchboardError(code: status == 401 || status == 403 ? .sessionExpired : .publishRejected, message: message)
     }
 }
