@@ -48,8 +48,10 @@ struct LegacyResultsTests {
 
     @Test("archive, role and token revoke results carry their one eventType whatever they set")
     func singleKinds() throws {
-        let archive = try envelope(#"{"subscribeArchiveState":{"deviceGroupID":"s","videoSize":1.5E9}}"#)
+        let archive = try envelope(#"{"subscribeArchiveState":{"deviceGroupID":"s","videoSize":1.5E9,"hasH265":true,"videoLength":null}}"#)
         #expect(archive.eventTypes == ["archive/stateChanged"])
+        let text = String(decoding: archive.payload, as: UTF8.self)
+        #expect(text.contains(#""hasH265":true"#) && text.contains(#""videoLength":null"#), "booleans and nulls survive the slow path: \(text)")
         let fields = try json(archive)
         #expect(fields["siteId"] as? String == "s")
         #expect((fields["videoSize"] as? NSNumber)?.doubleValue == 1.5e9, "an exponent takes the slow path, value intact")
