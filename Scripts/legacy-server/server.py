@@ -12,6 +12,9 @@ strawberry-graphql serves the schema and speaks both WebSocket dialects, `graphq
     POST /control/stall         -> the open connections go silent (nothing is sent) until /control/reset
     POST /control/reject-token  {"token": "..."} -> a connection_init with this token is refused from now on
     POST /control/reset         -> ends stalls and rejections
+    POST /control/configure     {"tokens": [...], "maxSubscriptions": N} -> closes every connection (1001), waits
+                                until they are gone, then serves afresh with these tokens and this limit (0: none);
+                                so one process serves test after test
 
 Auth is the contract's legacy auth: `{"Authorization": "<token>"}` in the `connection_init` payload,
 checked against `--token` (repeatable). A refused init is strawberry's: `connection_error` then close
@@ -31,7 +34,6 @@ import logging
 import socket
 import sys
 import threading
-from datetime import timedelta
 from typing import Any
 
 import uvicorn
@@ -82,7 +84,6 @@ class LegacyServer:
             keep_alive=keep_alive_interval > 0,
             keep_alive_interval=keep_alive_interval if keep_alive_interval > 0 else 1,
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL),
-            connection_init_wait_timeout=timedelta(seconds=3),
             max_subscriptions_per_connection=max_subscriptions,
         )
         self.http = Starlette(
@@ -93,6 +94,7 @@ class LegacyServer:
                 Route("/control/stall", self.stall, methods=["POST"]),
                 Route("/control/reject-token", self.reject_token, methods=["POST"]),
                 Route("/control/reset", self.reset, methods=["POST"]),
+                Route("/control/configure", self.configure, methods=["POST"]),
             ]
         )
 
@@ -159,6 +161,30 @@ class LegacyServer:
         self.connections.release_all()
         self.rejected.clear()
         return JSONResponse({"connections": self.connections.count})
+
+
+    async def configure(self, request: Request) -> JSONResponse:
+        try:
+            body = await self._body(request)
+            tokens = body.get("tokens", [])
+            limit = int(body.get("maxSubscriptions", 100))
+            if not isinstance(tokens, list) or not all(isinstance(token, str) for token in tokens):
+                raise ValueError("tokens must be a list of strings")
+        except ValueError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        self.connections.release_all()
+        dropped = await self.connections.drop_all(1001, "server reconfigured")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while self.connections.count or self.pubsub.counts_by_connection():
+            if loop.time() > deadline:
+                return JSONResponse({"error": "connections still open after 30 s"}, status_code=503)
+            await asyncio.sleep(0.01)
+        self.tokens = set(tokens)
+        self.rejected.clear()
+        # strawberry reads the limit when a connection opens.
+        self.graphql.max_subscriptions_per_connection = limit or None
+        return JSONResponse({"dropped": dropped})
 
 
 def _watch_stdin(server: uvicorn.Server, loop: asyncio.AbstractEventLoop) -> None:

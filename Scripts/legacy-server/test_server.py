@@ -142,6 +142,34 @@ class ServerTests(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_configure_closes_everything_and_serves_afresh(self) -> None:
+        async def run() -> None:
+            async with connect(f"ws://127.0.0.1:{self.port}/graphql", subprotocols=["graphql-transport-ws"]) as socket:
+                await socket.send(json.dumps({"type": "connection_init", "payload": {"Authorization": "good"}}))
+                await self.frames(socket, 1)
+                query = 'subscription { subscribeRoleChange(userId: "u") { reason } }'
+                await socket.send(json.dumps({"id": "1", "type": "subscribe", "payload": {"query": query}}))
+                await self.subscribed(1)
+                status, body = self.request("POST", "/control/configure", {"tokens": ["new"], "maxSubscriptions": 0})
+                self.assertEqual((status, body), (200, {"dropped": 1}))
+                # Nothing is left when it answers.
+                self.assertEqual(self.request("GET", "/control/subscriptions")[1]["connections"], {})
+                await socket.wait_closed()
+                self.assertEqual(socket.close_code, 1001)
+            async with connect(f"ws://127.0.0.1:{self.port}/graphql", subprotocols=["graphql-transport-ws"]) as socket:
+                await socket.send(json.dumps({"type": "connection_init", "payload": {"Authorization": "good"}}))
+                await socket.wait_closed()
+                self.assertEqual(socket.close_code, 4403)
+            async with connect(f"ws://127.0.0.1:{self.port}/graphql", subprotocols=["graphql-transport-ws"]) as socket:
+                await socket.send(json.dumps({"type": "connection_init", "payload": {"Authorization": "new"}}))
+                self.assertEqual((await self.frames(socket, 1))[0]["type"], "connection_ack")
+                query = 'subscription { subscribeRoleChange(userId: "u") { reason } }'
+                for operation in ("1", "2", "3"):  # no limit now (it was 2)
+                    await socket.send(json.dumps({"id": operation, "type": "subscribe", "payload": {"query": query}}))
+                await self.subscribed(3)
+
+        asyncio.run(run())
+
     def test_a_bad_publish_is_refused(self) -> None:
         status, body = self.request("POST", "/publish", {"field": "subscribeRoleChange", "argument": "u",
                                                           "payload": {"eventType": "user/roleChanged"}})

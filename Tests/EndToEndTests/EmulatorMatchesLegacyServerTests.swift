@@ -13,7 +13,9 @@ import Testing
 @Suite(
     "The emulator's legacy endpoint answers as a real GraphQL server (strawberry) does",
     .enabled(if: LegacyGraphQLServer.shouldRun, Comment(rawValue: LegacyGraphQLServer.skipReason)),
-    .timeLimit(.minutes(1)))
+    // One server process at a time: a dozen Python interpreters starting at once on a loaded CI
+    // machine slow every other suite down.
+    .serialized, .timeLimit(.minutes(1)))
 struct EmulatorMatchesLegacyServerTests {
     static let dialects = ["graphql-ws", "graphql-transport-ws"]
     static let organization = """
@@ -64,7 +66,9 @@ struct EmulatorMatchesLegacyServerTests {
         _ dialect: String, queries: [String], frames: Int, token: String = EndToEnd.apiKey, maximumSubscriptions: Int = 100,
         legacy: (field: String, json: String)? = nil, appSync: (channel: String, payload: String)? = nil
     ) async throws {
-        let real = try await LegacyGraphQLServer.with(tokens: [EndToEnd.apiKey], maximumSubscriptions: maximumSubscriptions) { server in
+        let real = try await LegacyGraphQLServer.with(
+            "EmulatorMatchesLegacyServerTests", tokens: [EndToEnd.apiKey], maximumSubscriptions: maximumSubscriptions
+        ) { server in
             try await Self.converse(
                 server.url, dialect, token: token, queries: queries, frames: frames,
                 subscribed: {

@@ -11,8 +11,7 @@ import FoundationNetworking
 /// environment `Scripts/legacy-server/setup.sh` makes; `.ci/run` sets it). Without it, suites
 /// that need the server are skipped locally with that reason, and fail in CI (`CI` set), where
 /// skipping them would pass missing coverage off as a pass.
-/// `@unchecked Sendable`: every stored property is a constant, and the process is only waited
-/// for and its input closed, once, by ``stop()``.
+/// `@unchecked Sendable`: every stored property is a constant that is never used after start.
 public final class LegacyGraphQLServer: @unchecked Sendable {
     public static let pythonVariable = "SWITCHBOARD_LEGACY_SERVER_PYTHON"
 
@@ -45,50 +44,61 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
 
     /// The server's port on 127.0.0.1.
     public let port: Int
+    /// The child process and its standard input: kept open while the test process lives, closed
+    /// (so the server exits) when it ends.
     private let process: Process
     private let input: Pipe
-    private let errorLog: URL
 
     /// The WebSocket endpoint, `ws://127.0.0.1:<port>/graphql`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
 
-    private init(port: Int, process: Process, input: Pipe, errorLog: URL) {
+    private init(port: Int, process: Process, input: Pipe) {
         self.port = port
         self.process = process
         self.input = input
-        self.errorLog = errorLog
     }
 
-    /// Starts a server; `body` runs while it serves, and it is stopped afterwards.
+    /// Runs `body` against the server of `pool`, freshly configured: every connection closed,
+    /// these tokens accepted, this subscription limit.
+    ///
+    /// Each pool is one server process, started on first use and ended when the test process
+    /// exits (its standard input closes), so a suite does not start a Python interpreter per
+    /// test. Tests that share a pool must not overlap: give each `.serialized` suite its own.
     /// - Parameters:
+    ///   - pool: The suite's name for its server.
     ///   - tokens: What a `connection_init`'s `Authorization` may carry; anything else is refused.
-    ///   - keepAliveInterval: Seconds between graphql-ws `ka` frames after the first (sent with the ack).
     ///   - maximumSubscriptions: strawberry's operations-per-connection limit.
     public static func with<Result>(
-        tokens: [String], keepAliveInterval: Int = 300, maximumSubscriptions: Int = 100,
+        _ pool: String, tokens: [String], maximumSubscriptions: Int = 100,
         _ body: (LegacyGraphQLServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start(tokens: tokens, keepAliveInterval: keepAliveInterval, maximumSubscriptions: maximumSubscriptions)
-        do {
-            let result = try await body(server)
-            try server.stop()
-            return result
-        } catch {
-            try? server.stop()
-            throw error
+        let server = try await Pool.shared.server(pool)
+        try await server.configure(tokens: tokens, maximumSubscriptions: maximumSubscriptions)
+        return try await body(server)
+    }
+
+    /// The running servers, by pool.
+    private actor Pool {
+        static let shared = Pool()
+        private var servers: [String: Task<LegacyGraphQLServer, any Error>] = [:]
+
+        func server(_ pool: String) async throws -> LegacyGraphQLServer {
+            if let server = servers[pool] { return try await server.value }
+            let server = Task { try await LegacyGraphQLServer.start() }
+            servers[pool] = server
+            return try await server.value
         }
     }
 
-    static func start(tokens: [String], keepAliveInterval: Int, maximumSubscriptions: Int) async throws -> LegacyGraphQLServer {
+    /// Starts a server accepting no token (``configure(tokens:maximumSubscriptions:)`` sets them).
+    static func start() async throws -> LegacyGraphQLServer {
         guard let python else {
             throw Failure(description: "\(pythonVariable) is not set: CI must run the legacy-server tests (\(skipReason))")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        var arguments = [scriptPath.path, "--port", "0", "--exit-on-stdin-eof",
-                         "--keep-alive-interval", "\(keepAliveInterval)", "--max-subscriptions", "\(maximumSubscriptions)"]
-        for token in tokens { arguments += ["--token", token] }
-        process.arguments = arguments
+        // A graphql-ws `ka` right after the ack, then every 300 s: none during a test.
+        process.arguments = [scriptPath.path, "--port", "0", "--exit-on-stdin-eof", "--keep-alive-interval", "300"]
         let input = Pipe(), output = Pipe()
         let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("legacy-server-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: errorLog.path, contents: nil) else {
@@ -108,7 +118,9 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
             throw Failure(description: "the legacy server did not start (\(python) \(scriptPath.path)): \(line ?? "no output")\n\(log)")
         }
-        return LegacyGraphQLServer(port: port, process: process, input: input, errorLog: errorLog)
+        // It keeps writing to the file it was given; nothing needs the name any more.
+        try? FileManager.default.removeItem(at: errorLog)
+        return LegacyGraphQLServer(port: port, process: process, input: input)
     }
 
     private static func readLine(_ handle: FileHandle) -> String? {
@@ -118,17 +130,6 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
             if chunk.isEmpty { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
             if chunk.first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(chunk)
-        }
-    }
-
-    /// Stops the server (closing its standard input ends it) and waits for it to exit.
-    public func stop() throws {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        defer { try? FileManager.default.removeItem(at: errorLog) }
-        guard process.terminationStatus == 0 else {
-            let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-            throw Failure(description: "the legacy server exited with \(process.terminationStatus):\n\(log)")
         }
     }
 
@@ -178,6 +179,12 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
     /// Ends stalls and token rejections.
     public func reset() async throws {
         _ = try await request("POST", "/control/reset", nil)
+    }
+
+    /// Closes every connection, waits until the server holds none, then accepts `tokens` and
+    /// applies `maximumSubscriptions` to the connections that follow.
+    public func configure(tokens: [String], maximumSubscriptions: Int) async throws {
+        _ = try await request("POST", "/control/configure", ["tokens": tokens, "maxSubscriptions": maximumSubscriptions])
     }
 
     private func request(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {

@@ -53,7 +53,7 @@ enum Recording {
             // The real server refuses the token from the start (auth-failure), and applies
             // strawberry's own per-connection limit (rejected-subscription).
             return try await LegacyGraphQLServer.with(
-                tokens: scenario == .authFailure ? [] : [apiKey],
+                "LegacyServerFixtureRoundTripTests", tokens: scenario == .authFailure ? [] : [apiKey],
                 maximumSubscriptions: scenario == .rejectedSubscription ? 4 : 100
             ) { server in
                 try await record(scenario, over: transport, server: LegacyServerForRecording(server: server), port: server.port)
