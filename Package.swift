@@ -278,11 +278,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Starts Scripts/legacy-server (a real GraphQL server, strawberry-graphql) for the tests that
+        // run the legacy transport against it and record the legacy fixtures. Not a product.
+        .target(
+            name: "LegacyServerHarness",
+            path: "Tests/LegacyServerHarness",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardSync",
+                "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardSync", "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -314,7 +321,7 @@ let package = Package(
             name: "MigrationTests",
             dependencies: [
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
-                "SwitchboardEmulator", "SwitchboardTesting",
+                "SwitchboardEmulator", "SwitchboardTesting", "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

@@ -76,7 +76,7 @@ public struct TransportSelection: Sendable, Equatable, CustomStringConvertible {
     ///     are ignored.
     ///   - defaultKind: The transport when no source sets one.
     /// - Returns: The selection and where it came from.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` when the
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when the
     ///   environment variable or the file's `transport` is not an allowed value, or the file is
     ///   missing, unreadable, not JSON, not a JSON object, or its `transport` is not a string. The
     ///   message names the variable or file and the problem.
@@ -107,7 +107,7 @@ public struct TransportSelection: Sendable, Equatable, CustomStringConvertible {
     ///   - key: What the value was read from, for the error message (for example
     ///     `SWITCHBOARD_TRANSPORT`).
     /// - Returns: The transport kind.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for any
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for any
     ///   other value, including an empty one, for example
     ///   `invalid value "apsync" for SWITCHBOARD_TRANSPORT; allowed values: graphql, appsync`.
     public static func parse(_ value: String, key: String) throws -> TransportKind {

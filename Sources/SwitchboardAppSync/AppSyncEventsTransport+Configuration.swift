@@ -27,7 +27,7 @@ extension AppSyncEventsTransport {
         /// old connection works). Nil keeps each connection until it ends.
         public var connectionLifetime: Duration?
         /// How long a ``AppSyncEventsTransport/publish(_:to:)`` waits for the connection and the
-        /// server's answer before it fails with ``SwitchboardError/Code/timeout``.
+        /// server's answer before it fails with ``/SwitchboardCore/SwitchboardError/Code/timeout``.
         public var publishTimeout: Duration
         /// The clock for the ack timeout, the keep-alive watchdog, reconnect delays, the
         /// connection lifetime and publish timeouts.

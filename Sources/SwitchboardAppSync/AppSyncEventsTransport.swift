@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import SwitchboardCore
 
-/// The AWS AppSync Events ``EventTransport``.
+/// The AWS AppSync Events ``/SwitchboardCore/EventTransport``.
 ///
 /// ```swift
 /// let transport = AppSyncEventsTransport(
@@ -20,7 +20,7 @@ import SwitchboardCore
 /// reported established only on `subscribe_success`, is never unsubscribed before that, and is
 /// sent again with a fresh id after every reconnect. An authorization failure at connect fetches
 /// a fresh token once (`refreshAfterRejection`), then reports
-/// ``ConnectionState/disconnected(_:)`` with ``SwitchboardError/Code/sessionExpired``.
+/// ``/SwitchboardCore/ConnectionState/disconnected(_:)`` with ``/SwitchboardCore/SwitchboardError/Code/sessionExpired``.
 public final class AppSyncEventsTransport: EventTransport {
     public let kind = TransportKind.appsync
     public let events: TransportEvents
@@ -124,12 +124,12 @@ public final class AppSyncEventsTransport: EventTransport {
     ///   - channel: The channel, for example `vortex-app/user/u-1/roleChanged`.
     /// - Returns: Which events the service accepted and which it refused, with its code and
     ///   message, by position in `events`.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel`` or
-    ///   ``SwitchboardError/Code/publishRejected`` (invalid input; nothing sent, or the server
-    ///   refused the whole publish); ``SwitchboardError/Code/sessionExpired`` (refused
-    ///   credentials); ``SwitchboardError/Code/network`` (not connected and not connecting, or
-    ///   the connection ended before the answer); ``SwitchboardError/Code/timeout`` (no answer
-    ///   within ``Configuration/publishTimeout``); ``SwitchboardError/Code/shutDown``;
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidChannel`` or
+    ///   ``/SwitchboardCore/SwitchboardError/Code/publishRejected`` (invalid input; nothing sent, or the server
+    ///   refused the whole publish); ``/SwitchboardCore/SwitchboardError/Code/sessionExpired`` (refused
+    ///   credentials); ``/SwitchboardCore/SwitchboardError/Code/network`` (not connected and not connecting, or
+    ///   the connection ended before the answer); ``/SwitchboardCore/SwitchboardError/Code/timeout`` (no answer
+    ///   within ``Configuration/publishTimeout``); ``/SwitchboardCore/SwitchboardError/Code/shutDown``;
     ///   `CancellationError` when the calling task is cancelled.
     public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
         let path = try ChannelPath(channel, allowWildcard: false)

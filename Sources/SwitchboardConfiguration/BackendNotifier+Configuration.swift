@@ -11,14 +11,14 @@ extension BackendNotifier {
     ///
     /// It watches `key` with ``TransportSelection/watchTransport(config:key:defaultKind:updatesHandler:)``:
     /// the current value is applied at once (nothing happens when it names the active transport),
-    /// then every change, one after another, with ``switchTransport(to:)-(TransportSelection)``.
+    /// then every change, one after another, with ``/Switchboard/BackendNotifier/switchTransport(to:)-(TransportSelection)``.
     /// A value that is not `graphql` or `appsync`, or a switch that fails, is reported on
-    /// ``errors()`` and the broker as ``SwitchboardError/Code/invalidConfiguration`` and the
+    /// ``/Switchboard/BackendNotifier/errors()`` and the broker as ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` and the
     /// current transport stays; the watch goes on. An unset key means `defaultKind`.
     ///
     /// The notifier needs a transport factory
-    /// (``BackendNotifier/init(selection:session:configuration:broker:filter:logger:metricsFactory:transportFactory:)``).
-    /// Run it next to ``run()``:
+    /// (``/Switchboard/BackendNotifier/init(selection:session:configuration:broker:filter:logger:metricsFactory:transportFactory:)``).
+    /// Run it next to ``/Switchboard/BackendNotifier/run()``:
     ///
     /// ```swift
     /// let provider = try await ReloadingFileProvider<JSONSnapshot>(filePath: "/etc/app/config.json")

@@ -14,7 +14,7 @@ import SwitchboardCore
 ///
 /// With `EnvironmentVariablesProvider`, the key `switchboard.transport` is read from the
 /// upper-case variable `SWITCHBOARD_TRANSPORT` (the same name as
-/// ``TransportSelection/environmentVariable``); the provider ignores lower-case names. In a JSON
+/// ``/Switchboard/TransportSelection/environmentVariable``); the provider ignores lower-case names. In a JSON
 /// `FileProvider`, write `{"switchboard": {"transport": "graphql"}}`.
 ///
 /// A value that is present but invalid (an unknown string, or a number, boolean or array) is an
@@ -31,9 +31,9 @@ extension TransportSelection {
     ///   - config: The reader to read from.
     ///   - key: The key to read; `switchboard.transport` by default.
     ///   - defaultKind: The transport when no provider sets the key.
-    /// - Returns: The selection, with source ``TransportSelection/Source/configuration(key:)``, or
-    ///   ``TransportSelection/Source/default``.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` when the
+    /// - Returns: The selection, with source ``/Switchboard/TransportSelection/Source/configuration(key:)``, or
+    ///   ``/Switchboard/TransportSelection/Source/default``.
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when the
     ///   value is not `graphql` or `appsync`, or is not a string; the message names the key.
     public static func resolve(
         config: ConfigReader,
@@ -66,8 +66,8 @@ extension TransportSelection {
     ///   - updatesHandler: Receives the updates; the watch ends when it returns.
     /// - Returns: What `updatesHandler` returns.
     /// - Throws: What `updatesHandler` or the providers' watch throws. Invalid values are not
-    ///   thrown; they arrive as ``SwitchboardError`` with
-    ///   ``SwitchboardError/Code/invalidConfiguration`` in the sequence.
+    ///   thrown; they arrive as ``/SwitchboardCore/SwitchboardError`` with
+    ///   ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` in the sequence.
     public static func watchTransport<Return: ~Copyable>(
         config: ConfigReader,
         key: ConfigKey = TransportSelection.configurationKey,

@@ -2,7 +2,7 @@ import Foundation
 
 /// Names one subscription a transport holds on behalf of its owner.
 ///
-/// The owner (normally ``BackendNotifier``) chooses the key; the transport chooses its own
+/// The owner (normally `BackendNotifier`) chooses the key; the transport chooses its own
 /// wire ids, fresh for every connection, and reports events and acknowledgements by key.
 public struct SubscriptionKey: RawRepresentable, Hashable, Sendable, Comparable,
     ExpressibleByStringLiteral, CustomStringConvertible

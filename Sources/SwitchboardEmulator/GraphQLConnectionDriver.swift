@@ -147,8 +147,8 @@ struct GraphQLConnectionDriver {
                                 return
                             }
                             guard !faults.dropsNextEvent(to: .graphql) else { return }
-                            let data = LegacyEventMapping.result(for: subscription, payload: payload)
-                            outbox.send(GraphQLSession.resultFrame(dialect: dialect, id: id, data: data))
+                            let result = LegacyEventMapping.result(for: subscription, payload: payload)
+                            outbox.send(GraphQLSession.resultFrame(dialect: dialect, id: id, data: result.data, errors: result.errors))
                         }
                     case .unsubscribe(let id):
                         bus.unsubscribe(connection: number, id: id)

@@ -11,12 +11,18 @@ struct LegacySubscription: Sendable, Equatable {
     var argument: String
     /// The selection set, after fragments, `@skip`/`@include` and aliases.
     var selection: ResultSelection
+    /// Where the root field is in the document (a result error's `locations`).
+    var location: DocumentError.Location?
 
-    init(field: String, responseKey: String? = nil, argument: String, selection: ResultSelection) {
+    init(
+        field: String, responseKey: String? = nil, argument: String, selection: ResultSelection,
+        location: DocumentError.Location? = nil
+    ) {
         self.field = field
         self.responseKey = responseKey ?? field
         self.argument = argument
         self.selection = selection
+        self.location = location
     }
 }
 
@@ -30,30 +36,13 @@ struct ResultSelection: Sendable, Equatable {
         var field: String
         /// The sub-selection of an object field; nil for a leaf.
         var sub: ResultSelection?
+        /// Where the field is in the document (a result error's `locations`).
+        var location: DocumentError.Location?
     }
 
     /// The object type this selection is on.
     var typeName: String
     var entries: [Entry]
-
-    /// Keeps only the selected fields of `value` under their response keys, recursing into
-    /// objects and arrays of objects; a missing field is null.
-    func project(_ value: Any?) -> Any {
-        guard let value, !(value is NSNull) else { return NSNull() }
-        if let array = value as? [Any] { return array.map { project($0) } }
-        guard let object = value as? [String: Any] else { return NSNull() }
-        var result: [String: Any] = [:]
-        for entry in entries {
-            if entry.field == "__typename" {
-                result[entry.key] = typeName
-            } else if let sub = entry.sub {
-                result[entry.key] = sub.project(object[entry.field])
-            } else {
-                result[entry.key] = object[entry.field] ?? NSNull()
-            }
-        }
-        return result
-    }
 }
 
 /// A GraphQL error in the shape servers send: `{message, locations:[{line, column}]}`.

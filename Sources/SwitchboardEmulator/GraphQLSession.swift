@@ -123,8 +123,10 @@ struct GraphQLSession {
         case .graphqlWS:
             initReceived = true
             guard case .success(let identity) = authorizer.authenticate(initCredentials(payload), now: now) else {
+                // As strawberry-graphql (the legacy fixtures' server) refuses it: the error, then
+                // 1011 with no reason.
                 return [.send(JSONText.encode(["type": "connection_error", "payload": ["message": "Unauthorized"]])),
-                        .close(code: 1011, reason: "Unauthorized")]
+                        .close(code: 1011, reason: "")]
             }
             self.identity = identity
             return [.send(#"{"type":"connection_ack"}"#), .send(#"{"type":"ka"}"#), .startKeepAlive]
@@ -165,12 +167,11 @@ struct GraphQLSession {
                     "errorType": "Unauthorized",
                 ]]))]
             }
-            // The AppSync dialect checked the limit before the document, as AppSync does; the
-            // other dialects have no standard limit, so the emulator's applies here.
+            // The AppSync dialect checked the limit before the document, as AppSync does. The
+            // other dialects have no standard limit; the emulator's answers as strawberry-graphql's
+            // `max_subscriptions_per_connection` does (the legacy fixtures' server).
             guard active.count < maximumSubscriptions else {
-                return [.send(errorFrame(id: id, [[
-                    "message": "Max number of subscriptions reached", "errorType": "MaxSubscriptionsReachedError",
-                ]]))]
+                return [.send(errorFrame(id: id, [["message": "Subscription limit reached"]]))]
             }
             active.insert(id)
             var actions: [Action] = [.subscribe(id: id, subscription)]
@@ -220,9 +221,11 @@ struct GraphQLSession {
         return JSONText.encode(frame)
     }
 
-    /// The `data`/`next` frame of one delivered result.
-    static func resultFrame(dialect: GraphQLDialect, id: String, data: [String: Any]) -> String {
-        JSONText.encode(["type": dialect == .transportWS ? "next" : "data", "id": id, "payload": ["data": data]])
+    /// The `data`/`next` frame of one delivered result; `errors` only when there are some.
+    static func resultFrame(dialect: GraphQLDialect, id: String, data: [String: Any], errors: [[String: Any]] = []) -> String {
+        var payload: [String: Any] = ["data": data]
+        if !errors.isEmpty { payload["errors"] = errors }
+        return JSONText.encode(["type": dialect == .transportWS ? "next" : "data", "id": id, "payload": payload])
     }
 
     private static func strings(_ object: [String: Any]?) -> [String: String] {

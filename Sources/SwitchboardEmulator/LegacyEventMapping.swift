@@ -32,8 +32,12 @@ enum LegacyEventMapping {
         }
     }
 
-    /// The `data` object of a result: `{"<alias or field>": <selected fields>}`.
-    static func result(for subscription: LegacySubscription, payload: [String: Any]) -> [String: Any] {
-        [subscription.responseKey: subscription.selection.project(payload)]
+    /// The result for `payload`, completed as a GraphQL executor completes it (``ResultCompletion``):
+    /// `data` is `{"<alias or field>": <selected fields>}`; `errors` (empty when none) holds the
+    /// field errors, such as an enum value the schema does not have, whose fields are null.
+    static func result(for subscription: LegacySubscription, payload: [String: Any]) -> (data: [String: Any], errors: [[String: Any]]) {
+        var completion = ResultCompletion()
+        let data = completion.data(for: subscription, payload: payload)
+        return (data, completion.errors)
     }
 }

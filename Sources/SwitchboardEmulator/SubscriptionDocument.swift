@@ -72,7 +72,9 @@ enum SubscriptionDocument {
         }
         let argument = try collector.argument(argumentName, of: argumentDefinition, on: node)
         let selection = try collector.selection(of: nodes, on: objectType)
-        return LegacySubscription(field: node.name.value, responseKey: responseKey, argument: argument, selection: selection)
+        return LegacySubscription(
+            field: node.name.value, responseKey: responseKey, argument: argument, selection: selection,
+            location: location(of: node))
     }
 
     // MARK: Variables
@@ -197,6 +199,11 @@ enum SubscriptionDocument {
         return "Syntax Error: " + description + (description.hasSuffix(".") ? "" : ".")
     }
 
+    /// Where `node` starts in the document.
+    static func location(of node: any Node) -> DocumentError.Location? {
+        documentError(message: "", nodes: [node]).locations.first
+    }
+
     static func documentError(_ error: GraphQLError) -> DocumentError {
         DocumentError(message: error.message, locations: error.locations.map { .init(line: $0.line, column: $0.column) })
     }
@@ -296,12 +303,13 @@ private struct Collector {
                         + "Use different aliases on the fields to fetch both if this was intentional.",
                     nodes: [group[0], other])
             }
+            let location = SubscriptionDocument.location(of: group[0])
             if name == "__typename" {
-                entries.append(.init(key: key, field: name, sub: nil))
+                entries.append(.init(key: key, field: name, sub: nil, location: location))
             } else if let objectType = definitions[name].flatMap({ getNamedType(type: $0.type) }) as? GraphQLObjectType {
-                entries.append(.init(key: key, field: name, sub: try selection(of: group, on: objectType)))
+                entries.append(.init(key: key, field: name, sub: try selection(of: group, on: objectType), location: location))
             } else {
-                entries.append(.init(key: key, field: name, sub: nil))
+                entries.append(.init(key: key, field: name, sub: nil, location: location))
             }
         }
         return ResultSelection(typeName: type.name, entries: entries)

@@ -18,7 +18,9 @@ extension SwitchboardEmulator {
         /// The `connectionTimeoutMs` advertised in `connection_ack`. Defaults to 300 000.
         public var connectionTimeoutMs: Int
         /// The most subscriptions one connection may hold, on every protocol and dialect
-        /// (`MaxSubscriptionsReachedError` beyond).
+        /// (beyond it, `MaxSubscriptionsReachedError` on AppSync Events and the AppSync GraphQL
+        /// dialect; `Subscription limit reached`, as strawberry-graphql words it, on `graphql-ws`
+        /// and `graphql-transport-ws`).
         public var maximumSubscriptionsPerConnection: Int
         /// A JSON Lines file that records every frame in and out, or nil (the default) to record
         /// nothing. The file is created or truncated at start. See <doc:RecordingFormat>.

@@ -12,7 +12,7 @@ public enum GraphQLProtocol: String, Sendable, Hashable, CaseIterable, CustomStr
 
     /// Parses a configuration value.
     /// - Parameter value: `graphql-ws`, `graphql-transport-ws` or `appsync-graphql`.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` naming
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` naming
     ///   the allowed values.
     public init(parsing value: String) throws {
         guard let parsed = GraphQLProtocol(rawValue: value) else {

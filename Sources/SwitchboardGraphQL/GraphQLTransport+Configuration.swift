@@ -19,7 +19,7 @@ extension GraphQLTransport {
         public var url: URL
         /// The wire dialect; ``GraphQLProtocol/graphQLWS`` by default.
         public var wireProtocol: GraphQLProtocol
-        /// When to reconnect after losing the connection; ``ReconnectPolicy/standard`` by default.
+        /// When to reconnect after losing the connection; ``/SwitchboardCore/ReconnectPolicy/standard`` by default.
         public var reconnectPolicy: ReconnectPolicy
         /// How long to wait for `connection_ack` after the socket opened; 10 s by default.
         public var ackTimeout: Duration

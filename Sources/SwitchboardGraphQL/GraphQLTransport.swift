@@ -3,7 +3,7 @@ import Logging
 import CoreMetrics
 import SwitchboardCore
 
-/// The legacy GraphQL-over-WebSocket ``EventTransport``: `graphql-ws`, `graphql-transport-ws`
+/// The legacy GraphQL-over-WebSocket ``/SwitchboardCore/EventTransport``: `graphql-ws`, `graphql-transport-ws`
 /// or AWS AppSync GraphQL real-time, chosen by ``Configuration/wireProtocol``.
 ///
 /// ```swift
@@ -16,7 +16,7 @@ import SwitchboardCore
 /// Commands only enqueue work; ``run()`` performs it in one driver loop. A subscription is
 /// reported established on AppSync's `start_ack`; the other two dialects have no per-subscription
 /// acknowledgement, so there it is established when its `start`/`subscribe` is sent on an
-/// acknowledged connection. Results arrive as ``EventEnvelope``s whose payload is the result's
+/// acknowledged connection. Results arrive as ``/SwitchboardCore/EventEnvelope``s whose payload is the result's
 /// `data` object.
 public final class GraphQLTransport: EventTransport {
     public let kind = TransportKind.graphql

@@ -22,11 +22,11 @@ import SwitchboardCore
 /// }
 /// ```
 ///
-/// Every failure is a ``SwitchboardError`` whose message names the cause: with
-/// ``SwitchboardError/Code/network`` the refused connection, the connect deadline, the TLS handshake
+/// Every failure is a ``/SwitchboardCore/SwitchboardError`` whose message names the cause: with
+/// ``/SwitchboardCore/SwitchboardError/Code/network`` the refused connection, the connect deadline, the TLS handshake
 /// (an untrusted certificate, a name mismatch), a connection closed before an answer, or an answer
-/// that is not HTTP (a plain `http://` URL to a TLS port); ``SwitchboardError/Code/timeout`` when
-/// no whole answer came within ``Configuration/requestTimeout``; ``SwitchboardError/Code/invalidConfiguration``
+/// that is not HTTP (a plain `http://` URL to a TLS port); ``/SwitchboardCore/SwitchboardError/Code/timeout`` when
+/// no whole answer came within ``Configuration/requestTimeout``; ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration``
 /// for a URL that is not `http`/`https` or plaintext to another machine. Header values never
 /// appear in an error or a log line.
 public struct NIOHTTPClient: Sendable {
@@ -98,7 +98,7 @@ public struct NIOHTTPClient: Sendable {
     ///   - headers: Extra request headers (`Host`, `Content-Length` and `Connection` are set here).
     ///   - body: The request body.
     /// - Returns: The status code and the answer body.
-    /// - Throws: ``SwitchboardError`` as described on ``NIOHTTPClient``; `CancellationError`.
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` as described on ``NIOHTTPClient``; `CancellationError`.
     public func post(_ url: URL, headers: [(name: String, value: String)], body: Data) async throws -> (status: Int, body: Data) {
         let target = try HTTPTarget(url: url)
         try target.checkTransportSecurity(allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)

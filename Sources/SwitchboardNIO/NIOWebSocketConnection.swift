@@ -12,11 +12,11 @@ import SwitchboardCore
 ///     drops TCP right behind its close frame;
 ///   - after ``close(code:reason:)``: `.closed` with the server's answering close frame, or with
 ///     the close that was sent if the server did not answer within the close timeout;
-///   - when the socket ends without a close frame (1006): it throws ``SwitchboardError`` with
-///     ``SwitchboardError/Code/network`` (the socket error, if any, is the `cause`);
+///   - when the socket ends without a close frame (1006): it throws ``/SwitchboardCore/SwitchboardError`` with
+///     ``/SwitchboardCore/SwitchboardError/Code/network`` (the socket error, if any, is the `cause`);
 ///   - when the server breaks the protocol or a limit: the engine sends a close frame (1002,
-///     1007 or 1009) and it throws ``SwitchboardError`` with
-///     ``SwitchboardError/Code/protocolViolation`` whose `cause` is a
+///     1007 or 1009) and it throws ``/SwitchboardCore/SwitchboardError`` with
+///     ``/SwitchboardCore/SwitchboardError/Code/protocolViolation`` whose `cause` is a
 ///     ``NIOWebSocketProtocolError`` naming the code.
 /// - Pings from the server are answered with pongs carrying the same payload;
 ///   ``sendPing(_:)`` measures a round trip.
@@ -67,7 +67,7 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// Sends a text or binary message in one masked frame. Returns once the socket's writer has
     /// taken it (so a slow server slows the sender down).
     /// - Parameter message: The message.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` once
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/network`` once
     ///   ``close(code:reason:)`` was called or the connection ended, or if the write fails.
     public func send(_ message: WebSocketMessage) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -83,8 +83,8 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// the calling task to stop waiting.
     /// - Parameter payload: At most 125 bytes; empty by default.
     /// - Returns: The round-trip time, measured on the configuration's clock.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a
-    ///   payload over 125 bytes, ``SwitchboardError/Code/network`` if the connection closes
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for a
+    ///   payload over 125 bytes, ``/SwitchboardCore/SwitchboardError/Code/network`` if the connection closes
     ///   before the pong, `CancellationError` if the task is cancelled.
     @discardableResult
     public func sendPing(_ payload: Data = Data()) async throws -> Duration {

@@ -63,7 +63,7 @@ extension NIOWebSocketConnector {
         /// Parses PEM text, which may hold several certificates.
         /// - Parameter text: One or more `-----BEGIN CERTIFICATE-----` blocks.
         /// - Returns: The certificates.
-        /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` if the
+        /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` if the
         ///   text holds no valid certificate.
         public static func pem(_ text: String) throws(SwitchboardError) -> Certificates {
             let parsed: [NIOSSLCertificate]
@@ -81,7 +81,7 @@ extension NIOWebSocketConnector {
         /// Parses one DER-encoded certificate.
         /// - Parameter bytes: The certificate's DER bytes.
         /// - Returns: The certificate.
-        /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` if the
+        /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` if the
         ///   bytes are not a certificate.
         public static func der(_ bytes: Data) throws(SwitchboardError) -> Certificates {
             do {
@@ -94,7 +94,7 @@ extension NIOWebSocketConnector {
         /// Reads a PEM file, which may hold several certificates.
         /// - Parameter path: The file's path.
         /// - Returns: The certificates.
-        /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` if the
+        /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` if the
         ///   file cannot be read or holds no valid certificate.
         public static func pemFile(atPath path: String) throws(SwitchboardError) -> Certificates {
             let data: Data

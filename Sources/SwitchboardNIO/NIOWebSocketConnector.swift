@@ -15,12 +15,12 @@ import SwitchboardCore
 ///
 /// - `WebSocketHandshakeError` when the server answers with anything but `101` (with the status
 ///   and the first 4 KiB of the body), or accepts without choosing an offered subprotocol;
-/// - ``SwitchboardError`` with ``SwitchboardError/Code/network`` when the TCP connect (refused,
+/// - ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/network`` when the TCP connect (refused,
 ///   DNS) or the TLS handshake fails, or the server closes during the upgrade (the error is the
 ///   `cause`);
-/// - ``SwitchboardError`` with ``SwitchboardError/Code/timeout`` when the connect or the upgrade
+/// - ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/timeout`` when the connect or the upgrade
 ///   takes too long;
-/// - ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a URL that is
+/// - ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for a URL that is
 ///   not `ws`/`wss`, an invalid header, or unusable TLS settings;
 /// - `CancellationError` when the calling task is cancelled (the socket is closed).
 ///

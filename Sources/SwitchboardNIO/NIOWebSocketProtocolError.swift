@@ -2,8 +2,8 @@ import SwitchboardCore
 
 /// The engine failed the connection because the server broke the WebSocket protocol or a limit.
 ///
-/// It is the `cause` of the ``SwitchboardError`` (code
-/// ``SwitchboardError/Code/protocolViolation``) that ends ``NIOWebSocketConnection/inbound``,
+/// It is the `cause` of the ``/SwitchboardCore/SwitchboardError`` (code
+/// ``/SwitchboardCore/SwitchboardError/Code/protocolViolation``) that ends ``NIOWebSocketConnection/inbound``,
 /// and tells which close code the engine sent:
 ///
 /// | close code | when |

@@ -6,7 +6,7 @@ import SwitchboardCore
 /// and saves a new one only after the events before it were delivered, so a catch-up that stops
 /// (an error, a crash) resumes where delivery stopped.
 ///
-/// Implementations throw ``SwitchboardError`` with ``SwitchboardError/Code/checkpointStorageFailed``
+/// Implementations throw ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/checkpointStorageFailed``
 /// when they cannot read or write.
 public protocol CheckpointStore: Sendable {
     /// The checkpoint saved last, or nil when none was ever saved.

@@ -29,7 +29,7 @@ public struct FileCheckpointStore: CheckpointStore {
 
     /// Reads the checkpoint.
     /// - Returns: The checkpoint, or nil when the file does not exist.
-    /// - Throws: ``SwitchboardError`` ``SwitchboardError/Code/checkpointStorageFailed`` when the
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` ``/SwitchboardCore/SwitchboardError/Code/checkpointStorageFailed`` when the
     ///   file cannot be read or is damaged.
     public func load() throws -> SyncCheckpoint? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
@@ -48,7 +48,7 @@ public struct FileCheckpointStore: CheckpointStore {
     }
 
     /// Saves the checkpoint: writes and flushes the temporary file, then renames it over the file.
-    /// - Throws: ``SwitchboardError`` ``SwitchboardError/Code/checkpointStorageFailed`` when
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` ``/SwitchboardCore/SwitchboardError/Code/checkpointStorageFailed`` when
     ///   writing fails; the previous checkpoint is then still in place.
     public func save(_ checkpoint: SyncCheckpoint) throws {
         let bytes = Array((checkpoint.rawValue + "\n").utf8)

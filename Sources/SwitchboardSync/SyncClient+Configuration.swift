@@ -21,7 +21,7 @@ extension SyncClient {
         public var headers: @Sendable () async throws -> [(name: String, value: String)] = { [] }
         /// Whether the REST fallback may use plaintext `http` to a host other than this machine.
         /// Off by default: the headers (credentials) would cross the network readable, so such a
-        /// ``pullURL`` is refused with ``SwitchboardError/Code/invalidConfiguration``. The
+        /// ``pullURL`` is refused with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration``. The
         /// stream's `ws` is ruled by its connector (`NIOWebSocketConnector.Configuration`).
         public var allowsPlaintextToRemoteHosts = false
 

@@ -60,14 +60,14 @@ public struct SyncClient: Sendable {
     ///   - deliver: Receives the events batch by batch, in order. The checkpoint after a batch is
     ///     saved only once this returns; if it throws, the catch-up stops and rethrows.
     /// - Returns: What was delivered and how.
-    /// - Throws: What `deliver` throws; ``SwitchboardError`` with
-    ///   ``SwitchboardError/Code/checkpointExpired`` (the server dropped events after the
-    ///   checkpoint), ``SwitchboardError/Code/syncRejected`` (the REST endpoint answered an error),
-    ///   ``SwitchboardError/Code/protocolViolation`` (a malformed REST answer),
-    ///   ``SwitchboardError/Code/network`` (no answer),
-    ///   ``SwitchboardError/Code/invalidConfiguration`` (plaintext `http` to another machine, see
+    /// - Throws: What `deliver` throws; ``/SwitchboardCore/SwitchboardError`` with
+    ///   ``/SwitchboardCore/SwitchboardError/Code/checkpointExpired`` (the server dropped events after the
+    ///   checkpoint), ``/SwitchboardCore/SwitchboardError/Code/syncRejected`` (the REST endpoint answered an error),
+    ///   ``/SwitchboardCore/SwitchboardError/Code/protocolViolation`` (a malformed REST answer),
+    ///   ``/SwitchboardCore/SwitchboardError/Code/network`` (no answer),
+    ///   ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` (plaintext `http` to another machine, see
     ///   ``Configuration/allowsPlaintextToRemoteHosts``), or
-    ///   ``SwitchboardError/Code/checkpointStorageFailed``; `CancellationError` when cancelled.
+    ///   ``/SwitchboardCore/SwitchboardError/Code/checkpointStorageFailed``; `CancellationError` when cancelled.
     ///   Everything delivered before an error stays delivered and checkpointed.
     public func catchUp(
         since: SyncCheckpoint? = nil,

@@ -161,7 +161,7 @@ public struct Fixture: Sendable, Equatable {
 
 extension Fixture {
     /// Parses JSON Lines text. Blank lines are skipped.
-    /// - Throws: ``SwitchboardError`` `decodingFailed`, naming the line, when a line is not a
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` `decodingFailed`, naming the line, when a line is not a
     ///   fixture line.
     public init(jsonLines text: String) throws {
         var header: Header?
@@ -187,7 +187,7 @@ extension Fixture {
     }
 
     /// Reads a fixture file.
-    /// - Throws: ``SwitchboardError`` `invalidConfiguration` when the file cannot be read,
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` `invalidConfiguration` when the file cannot be read,
     ///   `decodingFailed` when a line is not a fixture line.
     public init(contentsOf url: URL) throws {
         let text: String

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchboardCore
 
-/// A ``WebSocketConnector`` that plays the server's side of a recorded ``Fixture`` to a client and
+/// A ``/SwitchboardCore/WebSocketConnector`` that plays the server's side of a recorded ``Fixture`` to a client and
 /// checks the client's side against the recording.
 ///
 /// Hand the player to a transport as its connector and run ``play()``. The player goes through

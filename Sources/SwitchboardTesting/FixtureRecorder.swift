@@ -1,7 +1,7 @@
 import Foundation
 import SwitchboardCore
 
-/// A ``WebSocketConnector`` that records everything said over the connections it opens, on the
+/// A ``/SwitchboardCore/WebSocketConnector`` that records everything said over the connections it opens, on the
 /// client side, as a ``Fixture``.
 ///
 /// Wrap the connector a transport uses, run a scenario, then take ``fixture(header:)`` and write

@@ -1,7 +1,7 @@
 import Switchboard
 import SwitchboardCore
 
-/// A ``Switchboard/BackendNotifying`` for the tests of code that consumes a notifier (view
+/// A ``/Switchboard/BackendNotifying`` for the tests of code that consumes a notifier (view
 /// models, stores): the test sends typed values, connection states and errors, and checks which
 /// streams the code asked for. No transport, no clock, no server.
 ///
@@ -13,10 +13,10 @@ import SwitchboardCore
 /// notifier.send(DevicePresenceOutput(orgId: "o1", siteId: "s1", thingName: "cam-1", online: true))
 /// ```
 ///
-/// Like ``Switchboard/BackendNotifier``, every call returns a new stream for one consumer, and a
+/// Like ``/Switchboard/BackendNotifier``, every call returns a new stream for one consumer, and a
 /// value reaches only the consumers that hold a stream when it is sent (use
 /// ``waitForConsumers(of:count:)`` first). A value goes to the streams of its own type only:
-/// a ``Switchboard/DevicePresenceOutput`` is not repeated on ``deviceValues()``. A connection
+/// a ``/Switchboard/DevicePresenceOutput`` is not repeated on ``deviceValues()``. A connection
 /// state is remembered: a new ``connectionStates()`` stream starts with the last one sent.
 /// Streams are unbounded.
 public final class MockNotifier: BackendNotifying {
@@ -30,7 +30,7 @@ public final class MockNotifier: BackendNotifying {
         /// ``MockNotifier/errors()``.
         public static let errors = Request("errors")
         /// The method of a value stream, such as ``MockNotifier/devicePresenceValues()`` for
-        /// ``Switchboard/NotifierStream/devicePresence``.
+        /// ``/Switchboard/NotifierStream/devicePresence``.
         /// - Parameter stream: The stream.
         /// - Returns: The request.
         public static func values(_ stream: NotifierStream) -> Request { Request(stream.name) }
@@ -84,7 +84,7 @@ public final class MockNotifier: BackendNotifying {
 
     /// Sends a value to every consumer of its stream.
     /// - Parameter value: A value of one of the eleven stream models, such as
-    ///   ``Switchboard/DevicePresenceOutput``; any other type is a programming error.
+    ///   ``/Switchboard/DevicePresenceOutput``; any other type is a programming error.
     /// - Returns: How many consumers it reached.
     @discardableResult
     public func send<Value: SwitchboardEvent>(_ value: Value) -> Int {

@@ -2,12 +2,12 @@ import Foundation
 import Switchboard
 import SwitchboardCore
 
-/// Everything a ``BackendNotifier`` yielded to its consumers during a run: the values of each of
+/// Everything a ``/Switchboard/BackendNotifier`` yielded to its consumers during a run: the values of each of
 /// its eleven event streams, in order, the codes of the errors it reported and the connection
 /// states it went through.
 ///
 /// Two observations are compared to prove that two transports look the same to consumers; see
-/// ``differences(from:)`` and ``withoutTransportMetadata()``.
+/// ``differences(from:includingErrorsAndStates:)`` and ``withoutTransportMetadata()``.
 public struct NotifierObservation: Sendable, Equatable {
     /// `deviceValues()`.
     public var device: [DeviceStateOutput] = []

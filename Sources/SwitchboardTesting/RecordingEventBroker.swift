@@ -1,7 +1,7 @@
 import Switchboard
 import SwitchboardCore
 
-/// A real ``EventBroker`` that records every publish and can hold events until a test delivers them.
+/// A real ``/Switchboard/EventBroker`` that records every publish and can hold events until a test delivers them.
 ///
 /// Pass ``broker`` to the code under test wherever an `EventBroker` is expected; subscribers,
 /// streams, history and dead letters behave exactly as with a plain broker. In
@@ -27,7 +27,7 @@ public final class RecordingEventBroker: Sendable {
     public let broker: EventBroker
     private let state: LockedValue<State>
 
-    /// Creates a recording broker around a new ``EventBroker``.
+    /// Creates a recording broker around a new ``/Switchboard/EventBroker``.
     /// - Parameters:
     ///   - deliveryMode: Whether publishes are delivered at once or held.
     ///   - configuration: The wrapped broker's configuration.

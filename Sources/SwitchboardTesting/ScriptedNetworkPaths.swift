@@ -1,7 +1,7 @@
 import Switchboard
 import SwitchboardCore
 
-/// A ``Switchboard/NetworkPathMonitor`` a test drives: it sends the paths the test gives it to
+/// A ``/Switchboard/NetworkPathMonitor`` a test drives: it sends the paths the test gives it to
 /// every sequence the notifier asked for, and counts those sequences.
 ///
 /// ```swift

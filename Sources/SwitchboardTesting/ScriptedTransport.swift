@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardCore
 import SwitchboardGraphQL
 
-/// An ``EventTransport`` for tests: it records every command and lets the test script what the
+/// An ``/SwitchboardCore/EventTransport`` for tests: it records every command and lets the test script what the
 /// "server" does: acknowledge, reject, deliver events, drop the connection.
 ///
 /// In ``Behavior/automatic`` mode it behaves like a healthy server: `connect` leads to
@@ -59,7 +59,7 @@ public final class ScriptedTransport: EventTransport {
     ///   - kind: The transport kind it pretends to be.
     ///   - behavior: Whether it connects and acknowledges by itself.
     ///   - acknowledgesSubscriptions: What it answers for
-    ///     ``EventTransport/acknowledgesSubscriptions``: false plays a dialect without
+    ///     ``/SwitchboardCore/EventTransport/acknowledgesSubscriptions``: false plays a dialect without
     ///     per-subscription acknowledgements.
     public init(kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true) {
         self.kind = kind

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchboardCore
 
-/// A ``WebSocketConnection`` for tests: the test plays the server.
+/// A ``/SwitchboardCore/WebSocketConnection`` for tests: the test plays the server.
 ///
 /// What the client sends is recorded and can be awaited with ``nextSent()``; what the server
 /// sends is scripted with ``serverSends(_:)``, ``serverCloses(code:reason:)`` and
@@ -76,8 +76,8 @@ public final class ScriptedWebSocketConnection: WebSocketConnection {
     /// Records the ping and waits until the test answers it with ``answerPing()``.
     /// - Parameter payload: The ping's payload, at most 125 bytes.
     /// - Returns: Zero: a scripted connection has no clock to measure a round trip on.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidConfiguration`` for a
-    ///   payload over 125 bytes, ``SwitchboardError/Code/network`` if the connection is or
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for a
+    ///   payload over 125 bytes, ``/SwitchboardCore/SwitchboardError/Code/network`` if the connection is or
     ///   becomes closed before the answer; `CancellationError` if the task is cancelled first.
     public func sendPing(_ payload: Data) async throws -> Duration {
         guard payload.count <= 125 else {
@@ -170,8 +170,8 @@ public final class ScriptedWebSocketConnection: WebSocketConnection {
     }
 }
 
-/// A ``WebSocketConnector`` for tests: every `connect` makes a ``ScriptedWebSocketConnection``
-/// (or fails, if the test queued a failure), and the test takes them with ``nextConnection()``.
+/// A ``/SwitchboardCore/WebSocketConnector`` for tests: every `connect` makes a ``ScriptedWebSocketConnection``
+/// (or fails, if the test queued a failure), and the test takes them with ``nextAttempt()``.
 public final class ScriptedWebSocketConnector: WebSocketConnector {
     /// One connect call.
     public struct Attempt: Sendable {

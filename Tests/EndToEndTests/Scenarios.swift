@@ -9,7 +9,27 @@ enum Scenarios {
     /// Nine events, one per channel: each per-channel stream gets its typed value, and the
     /// merged device and organization streams get theirs.
     static func allStreamsDeliver(_ h: EndToEnd, legacy: Bool) async throws {
-        let n = h.notifier
+        try await allStreamsDeliver(
+            h.notifier, legacy: legacy, waitForSubscriptions: { try await h.waitForSubscriptions(5) },
+            publishAll: {
+                try h.publish("device/presenceChanged", Payload.presence(online: true))
+                try h.publish("device/recordingStateChanged", Payload.recording(true))
+                try h.publish("device/firmwareUpdated", Payload.firmware(7))
+                try h.publish("archive/stateChanged", Payload.archive("a-1"))
+                try h.publish("organization/licensePhaseChanged", Payload.license("GracePeriod"))
+                try h.publish("organization/planChanged", Payload.plan(free: false))
+                try h.publish("organization/aiSettingsChanged", Payload.aiSettings("ai-1"))
+                try h.publish("roleChanged", Payload.role("promoted"))
+                try h.publish("tokenRevoked", Payload.revoke("req-1"))
+            })
+    }
+
+    /// ``allStreamsDeliver(_:legacy:)`` against any server: `publishAll` publishes the nine events
+    /// in that order, once `waitForSubscriptions` has seen the five subscriptions in place.
+    static func allStreamsDeliver(
+        _ n: BackendNotifier, legacy: Bool,
+        waitForSubscriptions: () async throws -> Void, publishAll: () async throws -> Void
+    ) async throws {
         var presence = await n.devicePresenceValues().makeAsyncIterator()
         var recording = await n.deviceRecordingValues().makeAsyncIterator()
         var firmware = await n.deviceFirmwareValues().makeAsyncIterator()
@@ -21,17 +41,8 @@ enum Scenarios {
         var revoke = await n.revokeValues().makeAsyncIterator()
         var device = await n.deviceValues().makeAsyncIterator()
         var organization = await n.organizationValues().makeAsyncIterator()
-        try await h.waitForSubscriptions(5)
-
-        try h.publish("device/presenceChanged", Payload.presence(online: true))
-        try h.publish("device/recordingStateChanged", Payload.recording(true))
-        try h.publish("device/firmwareUpdated", Payload.firmware(7))
-        try h.publish("archive/stateChanged", Payload.archive("a-1"))
-        try h.publish("organization/licensePhaseChanged", Payload.license("GracePeriod"))
-        try h.publish("organization/planChanged", Payload.plan(free: false))
-        try h.publish("organization/aiSettingsChanged", Payload.aiSettings("ai-1"))
-        try h.publish("roleChanged", Payload.role("promoted"))
-        try h.publish("tokenRevoked", Payload.revoke("req-1"))
+        try await waitForSubscriptions()
+        try await publishAll()
 
         let p = await presence.next()
         #expect(p?.online == true && p?.thingName == "cam-1" && p?.siteId == "site-1")

@@ -1,4 +1,5 @@
 import Foundation
+import LegacyServerHarness
 import Logging
 import Switchboard
 import SwitchboardCore
@@ -6,9 +7,12 @@ import SwitchboardEmulator
 import SwitchboardNIO
 import SwitchboardTesting
 
-/// Records the migration scenarios live: a notifier on a real transport, on the NIO engine,
-/// against the emulator on loopback, with every stream observed and the client's side recorded
-/// by a `FixtureRecorder`.
+/// Records the migration scenarios live: a notifier on a real transport, on the NIO engine, with
+/// every stream observed and the client's side recorded by a `FixtureRecorder`. AppSync Events and
+/// the AppSync GraphQL dialect are recorded against the emulator; `graphql-ws` and
+/// `graphql-transport-ws` against a real GraphQL server (`LegacyGraphQLServer`: strawberry-graphql
+/// serving contract §4), so the legacy side of parity comes from a real executor, not from the
+/// emulator's mapping.
 enum Recording {
     static let apiKey = "migration-api-key"
     static let userId = "user-1"
@@ -28,7 +32,7 @@ enum Recording {
         var summary: String {
             switch self {
             case .allEventTypes:
-                "every stream subscribed; one event of each of the nine types, plus a second presence, an archive in another state and a license phase the client does not know"
+                "every stream subscribed; one event of each of the nine types, plus a second presence, an archive in another state and a second license phase"
             case .reconnectMidStream:
                 "two events, the server drops the connection (1011), the client reconnects after the policy's 10 s and resubscribes, two more events"
             case .rejectedSubscription:
@@ -45,36 +49,52 @@ enum Recording {
     static func record(
         _ scenario: Scenario, over transport: MigrationTransport
     ) async throws -> (fixture: Fixture, observation: NotifierObservation) {
+        if transport.recordsAgainstLegacyServer {
+            // The real server refuses the token from the start (auth-failure), and applies
+            // strawberry's own per-connection limit (rejected-subscription).
+            return try await LegacyGraphQLServer.with(
+                "LegacyServerFixtureRoundTripTests", tokens: scenario == .authFailure ? [] : [apiKey],
+                maximumSubscriptions: scenario == .rejectedSubscription ? 4 : 100
+            ) { server in
+                try await record(scenario, over: transport, server: LegacyServerForRecording(server: server), port: server.port)
+            }
+        }
         let configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: [apiKey]),
             keepAliveInterval: .seconds(1),
             maximumSubscriptionsPerConnection: scenario == .rejectedSubscription ? 4 : 200,
             logger: Logger(label: "migration.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
         return try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
-            let clock = ManualClock()
-            let recorder = FixtureRecorder(wrapping: NIOWebSocketConnector(), clock: clock)
-            let notifier = BackendNotifier(
-                transport: transport.make(port: endpoints.port, connector: recorder, clock: clock),
-                session: SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in apiKey }))
-            let live = Live(emulator: emulator, recorder: recorder, clock: clock)
-            let settled = LockedValue<[Fixture.Entry]>([])
-            let observation = try await NotifierObservation.observe(notifier) { states in
-                try await live.run(scenario, states: states)
-                await states.settled(afterAttempts: recorder.connectAttempts)
-                // What the client says when it is shut down afterwards is not part of the scenario.
-                settled.withLock { $0 = recorder.entries }
-            }
-            let header = Fixture.Header(
-                scenario: scenario.rawValue, transport: transport.kind.rawValue, dialect: transport.rawValue,
-                userId: userId, orgId: orgId, summary: scenario.summary)
-            return (Fixture(header: header, entries: settled.withLock { $0 }), observation)
+            try await record(scenario, over: transport, server: EmulatorForRecording(emulator: emulator), port: endpoints.port)
         }
+    }
+
+    private static func record(
+        _ scenario: Scenario, over transport: MigrationTransport, server: any RecordingServer, port: Int
+    ) async throws -> (fixture: Fixture, observation: NotifierObservation) {
+        let clock = ManualClock()
+        let recorder = FixtureRecorder(wrapping: NIOWebSocketConnector(), clock: clock)
+        let notifier = BackendNotifier(
+            transport: transport.make(port: port, connector: recorder, clock: clock),
+            session: SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in apiKey }))
+        let live = Live(server: server, recorder: recorder, clock: clock)
+        let settled = LockedValue<[Fixture.Entry]>([])
+        let observation = try await NotifierObservation.observe(notifier) { states in
+            try await live.run(scenario, states: states)
+            await states.settled(afterAttempts: recorder.connectAttempts)
+            // What the client says when it is shut down afterwards is not part of the scenario.
+            settled.withLock { $0 = recorder.entries }
+        }
+        let header = Fixture.Header(
+            scenario: scenario.rawValue, transport: transport.kind.rawValue, dialect: transport.rawValue,
+            userId: userId, orgId: orgId, summary: scenario.summary)
+        return (Fixture(header: header, entries: settled.withLock { $0 }), observation)
     }
 }
 
 /// Drives one live recording.
 private struct Live: Sendable {
-    let emulator: SwitchboardEmulator
+    let server: any RecordingServer
     let recorder: FixtureRecorder
     let clock: ManualClock
 
@@ -83,46 +103,29 @@ private struct Live: Sendable {
         case .allEventTypes:
             try await subscribed(5)
             try await publishAndWait([
-                ("device/presenceChanged", Payload.presence(online: true)),
-                ("device/recordingStateChanged", Payload.recording(true)),
-                ("device/firmwareUpdated", Payload.firmware(7)),
-                ("archive/stateChanged", Payload.archive("a-1", status: "Uploading")),
-                ("organization/licensePhaseChanged", Payload.license("GracePeriod")),
-                ("organization/planChanged", Payload.plan(free: false)),
-                ("organization/aiSettingsChanged", Payload.aiSettings("ai-1")),
-                ("roleChanged", Payload.role("promoted")),
-                ("tokenRevoked", Payload.revoke("req-1")),
-                ("device/presenceChanged", Payload.presence(online: false)),
-                ("archive/stateChanged", Payload.archive("a-1", status: "Ready")),
-                ("organization/licensePhaseChanged", Payload.license("Suspended")),
+                .presence(online: true), .recording(true), .firmware(7), .archive("a-1", status: "Uploading"),
+                .license("GracePeriod"), .plan(free: false), .aiSettings("ai-1"), .role("promoted"), .revoke("req-1"),
+                .presence(online: false), .archive("a-1", status: "Ready"), .license("RenewalOverdue"),
             ])
-            endRecording()
+            try await endRecording()
         case .reconnectMidStream:
             let first = try await subscribed(5)
-            try await publishAndWait([
-                ("device/presenceChanged", Payload.presence(online: true)), ("roleChanged", Payload.role("before")),
-            ])
+            try await publishAndWait([.presence(online: true), .role("before")])
             let attempts = recorder.connectAttempts
-            _ = emulator.dropAllConnections(code: 1011, reason: "server restart")
+            try await server.dropAll(code: 1011, reason: "server restart")
             try await reconnect(states: states, attemptsBefore: attempts)
             try await subscribed(5, after: first)
-            try await publishAndWait([
-                ("device/presenceChanged", Payload.presence(online: false)), ("roleChanged", Payload.role("after")),
-            ])
-            endRecording()
+            try await publishAndWait([.presence(online: false), .role("after")])
+            try await endRecording()
         case .rejectedSubscription:
             try await subscribed(4)
             try await until { recorder.serverFrames(ofType: ["subscribe_error", "error"]) >= 1 }
             try await publishAndWait([
-                ("device/presenceChanged", Payload.presence(online: true)),
-                ("archive/stateChanged", Payload.archive("a-2", status: "Failed")),
-                ("organization/planChanged", Payload.plan(free: true)),
-                ("roleChanged", Payload.role("viewer")),
-                ("tokenRevoked", Payload.revoke("req-2")),
+                .presence(online: true), .archive("a-2", status: "Failed"), .plan(free: true), .role("viewer"), .revoke("req-2"),
             ], frames: 4)
-            endRecording()
+            try await endRecording()
         case .authFailure:
-            emulator.rejectAuthentication(nextConnections: nil)
+            try await server.rejectAuthentication()
             while true {
                 await states.wait { states in
                     switch states.last {
@@ -142,15 +145,15 @@ private struct Live: Sendable {
             }
         case .keepAliveTimeout:
             let first = try await subscribed(5)
-            try await publishAndWait([("roleChanged", Payload.role("before"))])
+            try await publishAndWait([.role("before")])
             let attempts = recorder.connectAttempts
-            _ = emulator.stallConnections(for: .seconds(3600))
+            try await server.stall()
             try await stepUntilTheClientGivesUp(states: states, attemptsBefore: attempts)
-            emulator.resetFaults()
+            try await server.reset()
             try await reconnect(states: states, attemptsBefore: attempts)
             try await subscribed(5, after: first)
-            try await publishAndWait([("roleChanged", Payload.role("after"))])
-            endRecording()
+            try await publishAndWait([.role("after")])
+            try await endRecording()
         }
     }
 
@@ -159,7 +162,7 @@ private struct Live: Sendable {
     @discardableResult
     func subscribed(_ count: Int, after previous: Int = 0) async throws -> Int {
         while true {
-            let counts = emulator.subscriptionCountsByConnection
+            let counts = try await server.subscriptionCounts()
             if let newest = counts.keys.max(), newest > previous, counts[newest, default: 0] >= count { return newest }
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -221,18 +224,16 @@ private struct Live: Sendable {
     /// Publishes each event and waits until the client has received `frames` data frames for
     /// them (one per event by default: every event type has one subscription that carries it,
     /// on both protocols).
-    func publishAndWait(_ events: [(String, String)], frames: Int? = nil) async throws {
+    func publishAndWait(_ events: [ScenarioEvent], frames: Int? = nil) async throws {
         let before = recorder.serverFrames(ofType: ["data", "next"])
-        for (relative, payload) in events {
-            try emulator.publish(channel: "vortex-app/user/\(Recording.userId)/\(relative)", event: payload)
-        }
+        for event in events { try await server.publish(event) }
         let expected = before + (frames ?? events.count)
         try await until { recorder.serverFrames(ofType: ["data", "next"]) >= expected }
     }
 
     /// Ends the recording with a normal close from the server, so the client comes to rest.
-    func endRecording() {
-        _ = emulator.dropAllConnections(code: 1000, reason: "end of recording")
+    func endRecording() async throws {
+        try await server.dropAll(code: 1000, reason: "end of recording")
     }
 
     /// Polls `condition` every 2 ms. Real time only bounds a scenario that went wrong: after
@@ -263,7 +264,8 @@ extension FixtureRecorder {
     }
 }
 
-/// AppSync-shaped payloads of contract.md §3 (the emulator maps them to the legacy shape).
+/// AppSync-shaped payloads of contract.md §3 (the emulator maps them to the legacy shape; the real
+/// legacy server is sent `LegacyPayload`'s instead).
 enum Payload {
     static let timestamp = "2026-11-22T10:00:00.000Z"
     static let device = #""orgId":"org-1","siteId":"site-1","thingName":"cam-1""#

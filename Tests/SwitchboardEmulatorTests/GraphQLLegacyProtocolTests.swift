@@ -113,7 +113,9 @@ struct GraphQLLegacyProtocolTests {
                 #expect(end == nil)
             }
         }
+        // As strawberry-graphql refuses it: 1011 and no reason.
         #expect(result.close?.closeCode == .init(codeNumber: 1011))
+        #expect(result.close?.reason ?? "" == "")
     }
 
     @Test func kaFollowsAtTheConfiguredInterval() async throws {

@@ -105,7 +105,7 @@ struct SubscriptionDocumentTests {
             """#
         let subscription = try SubscriptionDocument.read(query, variables: [:]).get()
         #expect(subscription.field == "subscribeDeviceState" && subscription.responseKey == "mine")
-        let data = LegacyEventMapping.result(for: subscription, payload: ["deviceGroupID": "s1", "online": true, "mac": "m"])
+        let data = LegacyEventMapping.result(for: subscription, payload: ["deviceGroupID": "s1", "online": true, "mac": "m"]).data
         let projected = try #require(data["mine"] as? [String: Any])
         #expect(projected.keys.sorted() == ["kind", "online", "site"])
         #expect(projected["site"] as? String == "s1" && projected["kind"] as? String == "DeviceState")

@@ -122,7 +122,7 @@ public final class EventBroker: Sendable {
     /// - Parameters:
     ///   - payload: The raw payload.
     ///   - eventName: The name of the event the payload was meant to be.
-    ///   - error: Why it could not be delivered, usually ``SwitchboardError/Code/decodingFailed``.
+    ///   - error: Why it could not be delivered, usually ``/SwitchboardCore/SwitchboardError/Code/decodingFailed``.
     ///   - metadata: The metadata the payload arrived with.
     public func reportUndeliverable(
         payload: Data,

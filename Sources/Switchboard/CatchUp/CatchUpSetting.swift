@@ -24,7 +24,7 @@ extension BackendNotifier {
         public var rememberedDeliveries: Int
         /// How long a catch-up after a (re)connection waits, once every subscription was sent,
         /// before it reads the log, when the transport's wire dialect has no per-subscription
-        /// acknowledgement (``EventTransport/acknowledgesSubscriptions`` is false: legacy
+        /// acknowledgement (``/SwitchboardCore/EventTransport/acknowledgesSubscriptions`` is false: legacy
         /// `graphql-ws` and `graphql-transport-ws`). An event published before the server has
         /// a subscription in place arrives neither live nor, if the log was read earlier, by the
         /// catch-up until the next gap, out of order; this gives the server time to set the

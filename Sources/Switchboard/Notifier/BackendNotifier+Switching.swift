@@ -37,10 +37,10 @@ extension BackendNotifier {
     /// its wait, not the switch.
     /// - Parameter selection: The transport to run from now on, and where that choice came from
     ///   (for logs and the ``TransportChangedEvent``).
-    /// - Throws: ``SwitchboardError/Code/invalidConfiguration`` when the notifier has no transport
+    /// - Throws: ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when the notifier has no transport
     ///   factory, or the factory throws or makes a transport of another kind; the error is also
     ///   reported on ``errors()`` and the broker, and the current transport stays.
-    ///   ``SwitchboardError/Code/shutDown`` after ``shutDown()``, or when it happens during the
+    ///   ``/SwitchboardCore/SwitchboardError/Code/shutDown`` after ``shutDown()``, or when it happens during the
     ///   switch. `CancellationError` when the caller is cancelled while waiting.
     public func switchTransport(to selection: TransportSelection) async throws {
         while pendingSwitch != nil { try await waitForPendingSwitch() }

@@ -158,7 +158,7 @@ public actor BackendNotifier {
     ///   - metricsFactory: Where metrics go; the global `MetricsSystem` by default.
     ///   - transportFactory: Makes the transport of a kind: now, for `selection`, and again for
     ///     every switch at runtime. It must return a new transport of exactly that kind each time.
-    /// - Throws: ``SwitchboardError/Code/invalidConfiguration`` when `transportFactory` throws or
+    /// - Throws: ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when `transportFactory` throws or
     ///   makes a transport of another kind.
     public init(
         selection: TransportSelection,
@@ -187,7 +187,7 @@ public actor BackendNotifier {
     ///   - broker: The broker to fan out through.
     ///   - filter: An optional filter applied before delivery.
     ///   - logger: Where to log.
-    /// - Throws: Whatever `factory` throws, typically ``SwitchboardError/Code/invalidConfiguration``.
+    /// - Throws: Whatever `factory` throws, typically ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration``.
     public init(
         selection: TransportSelection,
         factory: (TransportKind) throws -> any EventTransport,
@@ -210,7 +210,7 @@ public actor BackendNotifier {
     /// Runs the notifier and its transport until ``shutDown()`` or cancellation. Call it once.
     ///
     /// When it returns, every stream the notifier handed out has finished.
-    /// - Throws: ``SwitchboardError/Code/shutDown`` when called again or after ``shutDown()``.
+    /// - Throws: ``/SwitchboardCore/SwitchboardError/Code/shutDown`` when called again or after ``shutDown()``.
     public func run() async throws {
         guard lifecycle == .idle else {
             throw SwitchboardError(code: .shutDown, message: "BackendNotifier.run() was already called")

@@ -58,7 +58,7 @@ public protocol BackendNotifying: Sendable {
     /// The connection state: the current one first, then every change.
     /// - Returns: A new stream for one consumer.
     func connectionStates() async -> AsyncStream<ConnectionState>
-    /// Every error the notifier reports, as ``SwitchboardError`` with a stable code.
+    /// Every error the notifier reports, as ``/SwitchboardCore/SwitchboardError`` with a stable code.
     /// - Returns: A new stream for one consumer.
     func errors() async -> AsyncStream<SwitchboardError>
 }

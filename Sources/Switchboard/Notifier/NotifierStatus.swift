@@ -59,7 +59,7 @@ public final class NotifierStatus {
     public func status(of stream: NotifierStream) -> StreamStatus { streams[stream] ?? StreamStatus() }
 
     /// Follows `notifier`: its connection states, errors and stream statuses, until the notifier
-    /// shuts down (the connection state then becomes ``ConnectionState/shutDown``) or the calling
+    /// shuts down (the connection state then becomes ``/SwitchboardCore/ConnectionState/shutDown``) or the calling
     /// task is cancelled.
     /// - Parameter notifier: The notifier to show.
     public func follow(_ notifier: BackendNotifier) async {

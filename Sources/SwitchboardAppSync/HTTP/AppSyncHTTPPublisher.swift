@@ -77,11 +77,11 @@ public struct AppSyncHTTPPublisher: Sendable {
 
     /// Publishes `events` (each one JSON text) to `channel`.
     /// - Returns: Which events were accepted and which refused, by position in `events`.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/invalidChannel`` for a bad
-    ///   channel or one with `*`; ``SwitchboardError/Code/publishRejected`` for no events, an
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidChannel`` for a bad
+    ///   channel or one with `*`; ``/SwitchboardCore/SwitchboardError/Code/publishRejected`` for no events, an
     ///   event that is not JSON or is over 240 KB (nothing is sent), or a `4xx` answer;
-    ///   ``SwitchboardError/Code/sessionExpired`` for `401`/`403`;
-    ///   ``SwitchboardError/Code/network`` when the retries ran out. Batches before a failing
+    ///   ``/SwitchboardCore/SwitchboardError/Code/sessionExpired`` for `401`/`403`;
+    ///   ``/SwitchboardCore/SwitchboardError/Code/network`` when the retries ran out. Batches before a failing
     ///   one were delivered.
     public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
         let path = try ChannelPath(channel, allowWildcard: false)
