@@ -282,6 +282,11 @@ let package = Package(
         // run the legacy transport against it and record the legacy fixtures. Not a product.
         .target(
             name: "LegacyServerHarness",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/LegacyServerHarness",
             swiftSettings: swiftSettings
         ),

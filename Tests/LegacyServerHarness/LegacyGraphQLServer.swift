@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOHTTP1
 
 /// A real GraphQL server for the legacy contract, for tests: `Scripts/legacy-server/server.py`
 /// (strawberry-graphql on uvicorn, serving contract §4's schema over `graphql-ws` and
@@ -11,8 +9,7 @@ import FoundationNetworking
 /// environment `Scripts/legacy-server/setup.sh` makes; `.ci/run` sets it). Without it, suites
 /// that need the server are skipped locally with that reason, and fail in CI (`CI` set), where
 /// skipping them would pass missing coverage off as a pass.
-/// `@unchecked Sendable`: every stored property is a constant that is never used after start.
-public final class LegacyGraphQLServer: @unchecked Sendable {
+public final class LegacyGraphQLServer: Sendable {
     public static let pythonVariable = "SWITCHBOARD_LEGACY_SERVER_PYTHON"
 
     /// The interpreter to run the server with, if configured.
@@ -44,18 +41,16 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
 
     /// The server's port on 127.0.0.1.
     public let port: Int
-    /// The child process and its standard input: kept open while the test process lives, closed
-    /// (so the server exits) when it ends.
-    private let process: Process
-    private let input: Pipe
+    /// The server process. Its standard input stays open while the test process lives and closes
+    /// when it ends, which ends the server.
+    private let child: ChildProcess
 
     /// The WebSocket endpoint, `ws://127.0.0.1:<port>/graphql`.
     public var url: URL { URL(string: "ws://127.0.0.1:\(port)/graphql")! }
 
-    private init(port: Int, process: Process, input: Pipe) {
+    private init(port: Int, child: ChildProcess) {
         self.port = port
-        self.process = process
-        self.input = input
+        self.child = child
     }
 
     /// Runs `body` against the server of `pool`, freshly configured: every connection closed,
@@ -95,42 +90,27 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
         guard let python else {
             throw Failure(description: "\(pythonVariable) is not set: CI must run the legacy-server tests (\(skipReason))")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        // A graphql-ws `ka` right after the ack, then every 300 s: none during a test.
-        process.arguments = [scriptPath.path, "--port", "0", "--exit-on-stdin-eof", "--keep-alive-interval", "300"]
-        let input = Pipe(), output = Pipe()
         let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("legacy-server-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: errorLog.path, contents: nil) else {
-            throw Failure(description: "cannot create \(errorLog.path)")
+        // A graphql-ws `ka` right after the ack, then every 300 s: none during a test.
+        let child = try ChildProcess.spawn(
+            python, [scriptPath.path, "--port", "0", "--exit-on-stdin-eof", "--keep-alive-interval", "300"],
+            standardError: errorLog.path)
+        // The server prints {"port": N} once it listens, or exits. The read blocks, so it runs on
+        // a thread of its own.
+        let line = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: child.readLine()) }.start()
         }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        try process.run()
-        // The server prints {"port": N} once it listens, or exits.
-        let line = await Task.detached { readLine(output.fileHandleForReading) }.value
         guard let line, let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let port = object["port"] as? Int
         else {
-            process.terminate()
-            process.waitUntilExit()
+            child.terminate()
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(at: errorLog)
             throw Failure(description: "the legacy server did not start (\(python) \(scriptPath.path)): \(line ?? "no output")\n\(log)")
         }
         // It keeps writing to the file it was given; nothing needs the name any more.
         try? FileManager.default.removeItem(at: errorLog)
-        return LegacyGraphQLServer(port: port, process: process, input: input)
-    }
-
-    private static func readLine(_ handle: FileHandle) -> String? {
-        var bytes = Data()
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            if chunk.isEmpty { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if chunk.first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(chunk)
-        }
+        return LegacyGraphQLServer(port: port, child: child)
     }
 
     // MARK: Driving the server
@@ -140,7 +120,7 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
     @discardableResult
     public func publish(field: String, argument: String, payload: [String: Any]) async throws -> Int {
         let body: [String: Any] = ["field": field, "argument": argument, "payload": payload]
-        return try await request("POST", "/publish", body)["subscribers"] as? Int ?? 0
+        return try await request(.POST, "/publish", body)["subscribers"] as? Int ?? 0
     }
 
     /// Publishes a payload given as JSON text.
@@ -155,49 +135,43 @@ public final class LegacyGraphQLServer: @unchecked Sendable {
     /// The subscriptions each open connection holds, by connection number (from 1, in the order
     /// connections opened).
     public func subscriptionCounts() async throws -> [Int: Int] {
-        let counts = try await request("GET", "/control/subscriptions", nil)["connections"] as? [String: Int] ?? [:]
+        let counts = try await request(.GET, "/control/subscriptions", nil)["connections"] as? [String: Int] ?? [:]
         return Dictionary(uniqueKeysWithValues: counts.compactMap { key, value in Int(key).map { ($0, value) } })
     }
 
     /// Closes every open connection with `code`; returns how many.
     @discardableResult
     public func dropAll(code: Int, reason: String) async throws -> Int {
-        try await request("POST", "/control/drop", ["code": code, "reason": reason])["connections"] as? Int ?? 0
+        try await request(.POST, "/control/drop", ["code": code, "reason": reason])["connections"] as? Int ?? 0
     }
 
     /// The open connections go silent until ``reset()``; returns how many.
     @discardableResult
     public func stall() async throws -> Int {
-        try await request("POST", "/control/stall", nil)["connections"] as? Int ?? 0
+        try await request(.POST, "/control/stall", nil)["connections"] as? Int ?? 0
     }
 
     /// Refuses `token` at every later `connection_init`.
     public func rejectToken(_ token: String) async throws {
-        _ = try await request("POST", "/control/reject-token", ["token": token])
+        _ = try await request(.POST, "/control/reject-token", ["token": token])
     }
 
     /// Ends stalls and token rejections.
     public func reset() async throws {
-        _ = try await request("POST", "/control/reset", nil)
+        _ = try await request(.POST, "/control/reset", nil)
     }
 
     /// Closes every connection, waits until the server holds none, then accepts `tokens` and
     /// applies `maximumSubscriptions` to the connections that follow.
     public func configure(tokens: [String], maximumSubscriptions: Int) async throws {
-        _ = try await request("POST", "/control/configure", ["tokens": tokens, "maxSubscriptions": maximumSubscriptions])
+        _ = try await request(.POST, "/control/configure", ["tokens": tokens, "maxSubscriptions": maximumSubscriptions])
     }
 
-    private func request(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure(description: "\(method) \(path) answered \(status): \(String(decoding: data, as: UTF8.self))")
+    private func request(_ method: HTTPMethod, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {
+        let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
+        let response = try await LoopbackHTTP.request(port: port, method: method, path: path, body: bytes)
+        guard response.status == 200, let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+            throw Failure(description: "\(method) \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
         }
         return object
     }
