@@ -31,6 +31,8 @@ struct ScriptMachine: ConnectionMachine {
     typealias ServerMessage = String
     typealias ClientMessage = String
     typealias Delivery = String
+    typealias Extra = Never
+    typealias Handshake = Void
 
     let log: LockedValue<[String]>
     var current: ConnectionID = 0

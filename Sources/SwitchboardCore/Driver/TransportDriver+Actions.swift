@@ -5,7 +5,7 @@ extension TransportDriver.Loop {
     /// Carries out `actions` in order; what the machine answers on the way (a ping on a socket
     /// already gone, an authorization refused) is carried out after them.
     @inlinable
-    package mutating func perform(_ actions: [Machine.Action], group: inout DiscardingTaskGroup) async {
+    package mutating func perform(_ actions: [Dialect.Machine.Action], group: inout DiscardingTaskGroup) async {
         var queue = actions
         var index = 0
         while index < queue.count {
@@ -49,7 +49,7 @@ extension TransportDriver.Loop {
     }
 
     /// The actions that open, close and log.
-    package mutating func perform(lifecycle action: Machine.Action, group: inout DiscardingTaskGroup) {
+    package mutating func perform(lifecycle action: Dialect.Machine.Action, group: inout DiscardingTaskGroup) {
         switch action {
         case .open(let id, let reason):
             open(id, reason: reason, isReplacement: false, group: &group)
@@ -85,7 +85,7 @@ extension TransportDriver.Loop {
             logger.notice("credentials rejected; connecting once more with a refreshed token",
                           metadata: ["switchboard.connection": "\(id)"])
         }
-        sockets.append(Socket(id: id, stage: .opening))
+        sockets.append(TransportDriver<Dialect>.Socket(id: id, stage: .opening))
         let dialect = driver.dialect
         let inputs = driver.inputContinuation
         group.addTask {

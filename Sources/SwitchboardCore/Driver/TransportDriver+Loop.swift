@@ -34,7 +34,7 @@ extension TransportDriver {
         /// The dialect's state.
         package var state: Dialect.State
         /// The random source for the machine.
-        package var random: any RandomNumberGenerator & Sendable
+        package var random: DriverRandom
         /// Who the transport connects as; nil when signed out.
         package var identity: TransportIdentity?
         /// The sockets held: at most a few (AppSync holds three while it replaces its connection),
@@ -48,7 +48,7 @@ extension TransportDriver {
         package var finished = false
 
         /// Starts a loop.
-        package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: any RandomNumberGenerator & Sendable) {
+        package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
             self.driver = driver
             self.clock = ElapsedClock(driver.clock)
             self.machine = machine
@@ -246,4 +246,16 @@ extension TransportDriver {
             }
         }
     }
+}
+
+/// The driver's random source for its machine: whatever generator the transport was configured
+/// with, usable where a concrete `RandomNumberGenerator` is needed.
+package struct DriverRandom: RandomNumberGenerator, Sendable {
+    /// The configured generator.
+    package var base: any RandomNumberGenerator & Sendable
+
+    /// - Parameter base: The configured generator.
+    package init(_ base: any RandomNumberGenerator & Sendable) { self.base = base }
+
+    package mutating func next() -> UInt64 { base.next() }
 }

@@ -103,17 +103,15 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/shutDown`` when `run()` is
     ///   already running.
     package func run(machine: Machine, state: Dialect.State, random: any RandomNumberGenerator & Sendable) async throws {
-        enum Start { case run, running, shutDown }
-        let start = lifecycle.withLock { state -> Start in
-            if state.running { return .running }
-            if state.shutDown { return .shutDown }
+        // (running already, shut down already)
+        let refused = lifecycle.withLock { state -> (Bool, Bool)? in
+            if state.running || state.shutDown { return (state.running, state.shutDown) }
             state.running = true
-            return .run
+            return nil
         }
-        switch start {
-        case .running: throw SwitchboardError(code: .shutDown, message: "\(name).run() is already running")
-        case .shutDown: return
-        case .run: break
+        if let (running, _) = refused {
+            if running { throw SwitchboardError(code: .shutDown, message: "\(name).run() is already running") }
+            return
         }
         defer { lifecycle.withLock { $0.running = false } }
         await drive(machine: machine, state: state, random: random)
@@ -141,7 +139,7 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
         let logger = dialect.logger
         logger.debug("\(name) running")
         await withDiscardingTaskGroup { group in
-            var loop = Loop(driver: self, machine: machine, state: state, random: random)
+            var loop = Loop(driver: self, machine: machine, state: state, random: DriverRandom(random))
             for await input in inputs {
                 await loop.handle(input, group: &group)
                 if loop.finished { break }
