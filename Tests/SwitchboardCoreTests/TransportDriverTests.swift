@@ -27,6 +27,17 @@ struct DriverHarness {
 
     var lines: [String] { log.withLock { $0 } }
 
+    /// Runs the driver around `body`, which reads the events; shuts it down afterwards.
+    func running(_ body: (inout TransportEvents.AsyncIterator) async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await run() }
+            var events = events.makeAsyncIterator()
+            try await body(&events)
+            driver.shutDown()
+            try await group.waitForAll()
+        }
+    }
+
     /// Connects and acknowledges socket 1 (at the clock's current time); returns it.
     func connected(_ events: inout TransportEvents.AsyncIterator) async throws -> ScriptedWebSocketConnection {
         driver.yield(.connect(Self.identity))
@@ -46,9 +57,7 @@ struct TransportDriverTests {
     @Test("a socket the machine closed is forgotten: its close and anything after it never reach the machine")
     func closedSocketIsForgotten() async throws {
         let h = DriverHarness()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await h.run() }
-            var events = h.events.makeAsyncIterator()
+        try await h.running { events in
             let first = try await h.connected(&events)
             first.serverSends(text: "switch")
             let second = try #require(await h.connector.nextAttempt()?.connection)
@@ -62,8 +71,6 @@ struct TransportDriverTests {
             second.serverSends(text: "again")
             #expect(await events.next() == delivered("again"))
             #expect(h.lines == ["opened 1", "1: ack", "1: switch", "opened 2", "2: fresh", "2: again"])
-            h.driver.shutDown()
-            try await group.waitForAll()
         }
     }
 
@@ -71,9 +78,7 @@ struct TransportDriverTests {
     func lateOpenIsClosed() async throws {
         let gate = Gate()
         let h = DriverHarness(openGate: gate)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await h.run() }
-            var events = h.events.makeAsyncIterator()
+        try await h.running { events in
             h.driver.yield(.connect(DriverHarness.identity))
             #expect(await events.next() == .connectionStateChanged(.connecting(attempt: 1)))
             h.driver.yield(.disconnect)
@@ -88,17 +93,13 @@ struct TransportDriverTests {
             let next = try #require(await h.connector.nextAttempt()?.connection)
             #expect(await next.nextSentText() == "hello")
             #expect(h.lines == ["opened 2"], "the machine never heard of socket 1 opening")
-            h.driver.shutDown()
-            try await group.waitForAll()
         }
     }
 
     @Test("one timer child: a deadline that moves later wakes it early once, then the timeout fires on the manual clock")
     func oneTimer() async throws {
         let h = DriverHarness()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await h.run() }
-            var events = h.events.makeAsyncIterator()
+        try await h.running { events in
             let socket = try await h.connected(&events)
             await h.clock.sleepers(atLeast: 1)
             #expect(h.clock.nextDeadline == ManualClock.Instant(offset: .seconds(10)))
@@ -114,17 +115,13 @@ struct TransportDriverTests {
             #expect(await socket.nextSent() == nil)
             #expect(socket.state.clientClose?.reason == "silent")
             #expect(h.lines.filter { $0.hasPrefix("timer") }.count == 2, "\(h.lines)")
-            h.driver.shutDown()
-            try await group.waitForAll()
         }
     }
 
     @Test("a slow authorization holds up nothing: frames are delivered meanwhile, the authorized frame follows")
     func authorizationOffTheLoop() async throws {
         let h = DriverHarness()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await h.run() }
-            var events = h.events.makeAsyncIterator()
+        try await h.running { events in
             let socket = try await h.connected(&events)
             h.driver.yield(.subscribe(SubscriptionRequest(key: "a", target: .channel("/ns/a"))))
             socket.serverSends(text: "data")
@@ -132,24 +129,18 @@ struct TransportDriverTests {
             #expect(socket.state.sent == [.text("hello")], "the subscribe waits for its authorization")
             await h.authorizeGate.release()
             #expect(await socket.nextSentText() == "auth:a signed")
-            h.driver.shutDown()
-            try await group.waitForAll()
         }
     }
 
     @Test("a connection check pings the machine's socket and passes the pong back")
     func ping() async throws {
         let h = DriverHarness()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await h.run() }
-            var events = h.events.makeAsyncIterator()
+        try await h.running { events in
             let socket = try await h.connected(&events)
             h.driver.yield(.verifyConnection(timeout: .seconds(2)))
             #expect(await socket.nextPing() != nil)
             socket.answerPing()
             #expect(await events.next() == .error(SwitchboardError(code: .network, message: "pong 1")))
-            h.driver.shutDown()
-            try await group.waitForAll()
         }
     }
 
