@@ -24,13 +24,19 @@ struct AppSyncDialect: ConnectionDialect {
 
     /// The publishes waiting for their answers, by wire id, and whether the transport shut down.
     struct State {
+        /// The callers waiting for the answer to their publish, by its wire id.
         var publishWaiters: [String: (ticket: UInt64, continuation: CheckedContinuation<AppSyncPublishResult, any Error>)] = [:]
+        /// Set at shutdown: later publishes fail at once.
         var stopped = false
     }
 
+    /// Endpoint, authorization and timing.
     let configuration: AppSyncEventsTransport.Configuration
+    /// The socket engine.
     let connector: any WebSocketConnector
+    /// The transport's logger (`switchboard.transport` = `appsync`).
     let logger: Logger
+    /// The `switchboard.appsync.*` counters.
     let metrics: AppSyncMetrics
 
     func open(

@@ -18,6 +18,7 @@ extension GraphQLDialect {
         return "\(a)-\(b)-\(c)-\(d)-"
     }
 
+    /// A server frame's kind and id for the trace log (never its payload).
     static func kind(of message: GraphQLServerMessage) -> String {
         switch message {
         case .connectionAck: "connection_ack"
@@ -32,6 +33,7 @@ extension GraphQLDialect {
         }
     }
 
+    /// A client frame's kind and id for the trace log (never its payload, which may carry a token).
     static func kind(of message: GraphQLClientMessage) -> String {
         switch message {
         case .connectionInit: "connection_init"

@@ -10,9 +10,13 @@ struct GraphQLDialect: ConnectionDialect {
     typealias Machine = GraphQLConnectionStateMachine
     typealias State = Void
 
+    /// Endpoint, dialect and timing.
     let configuration: GraphQLTransport.Configuration
+    /// The socket engine.
     let connector: any WebSocketConnector
+    /// The transport's logger (`switchboard.transport` = `graphql`, with the dialect).
     let logger: Logger
+    /// The `switchboard.graphql.*` counters.
     let metrics: GraphQLTransportMetrics
 
     func open(

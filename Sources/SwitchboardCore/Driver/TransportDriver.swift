@@ -134,6 +134,9 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
         }
     }
 
+    /// The loop of one `run()`: reads the inputs until ``DriverAction/finish`` or the end of the
+    /// queue, then finishes the events. Inlinable, so each transport gets it specialized for
+    /// its own machine and dialect: the per-frame path calls them directly.
     @inlinable
     package func drive(machine: Machine, state: Dialect.State, random: any RandomNumberGenerator & Sendable) async {
         let logger = dialect.logger
