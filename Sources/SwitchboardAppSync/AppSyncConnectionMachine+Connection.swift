@@ -4,20 +4,19 @@ import SwitchboardCore
 /// step: the helpers its commands, socket facts and timers share.
 extension AppSyncConnectionMachine {
     mutating func startConnecting(attempt: Int, reason: TokenRequestReason) -> [Action] {
-        generation = nextGeneration()
+        current = nextConnection()
         phase = .connecting(attempt: attempt)
-        return [.emit(.connectionStateChanged(.connecting(attempt: attempt))), .open(generation: generation, reason: reason)]
+        check = nil
+        return [.report(.connectionStateChanged(.connecting(attempt: attempt))), .open(current, reason: reason)]
     }
 
     mutating func closeCurrent(code: WebSocketCloseCode) -> [Action] {
-        let live = isLive
-        let current = generation
-        generation = nextGeneration()  // frames from the old socket are stale from now on
-        return (live ? [.close(generation: current, code: code)] : []) + dropOverlap()
+        // Closed, the socket is forgotten: the driver drops whatever it still delivers.
+        (isLive ? [.close(current, code: code, reason: "")] : []) + dropOverlap()
     }
 
     mutating func authorizationFailed(
-        _ error: SwitchboardError, at now: Instant, random: inout some RandomNumberGenerator
+        _ error: SwitchboardError, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action] {
         resetSubscriptions()
         var actions = dropOverlap()
@@ -30,11 +29,11 @@ extension AppSyncConnectionMachine {
         let expired = SwitchboardError(
             code: .sessionExpired, message: "the server refused the credentials twice (\(error.message))", cause: error)
         actions += failPublishes(expired) { _ in true }
-        return actions + [.emit(.connectionStateChanged(.disconnected(expired)))]
+        return actions + [.report(.connectionStateChanged(.disconnected(expired)))]
     }
 
     mutating func connectionLost(
-        _ reason: ReconnectPolicy.Disconnect.Reason, error: SwitchboardError, at now: Instant,
+        _ reason: ReconnectPolicy.Disconnect.Reason, error: SwitchboardError, at now: Duration,
         random: inout some RandomNumberGenerator
     ) -> [Action] {
         let attempt: Int =
@@ -42,7 +41,7 @@ extension AppSyncConnectionMachine {
             case .connecting(let attempt), .awaitingAck(let attempt, _): attempt
             default: 0
             }
-        let lost = generation
+        let lost = current
         resetSubscriptions()
         var actions = dropOverlap()
         actions += failPublishes(SwitchboardError(
@@ -52,12 +51,12 @@ extension AppSyncConnectionMachine {
         let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: normal)
         switch policy.decision(for: disconnect, attempt: attempt + 1, using: &random) {
         case .reconnect(let delay):
-            phase = .waiting(attempt: attempt + 1, until: now.advanced(by: delay))
-            return actions + [.emit(.error(error)), .emit(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
+            phase = .waiting(attempt: attempt + 1, until: now + delay)
+            return actions + [.report(.error(error)), .report(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
         case .stop:
             phase = .stopped
             actions += failPublishes(error) { _ in true }
-            return actions + [.emit(.connectionStateChanged(.disconnected(error)))]
+            return actions + [.report(.connectionStateChanged(.disconnected(error)))]
         }
     }
 
@@ -76,7 +75,7 @@ extension AppSyncConnectionMachine {
         let id = nextWireID()
         byID[id] = key
         subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
-        return [.sendSubscribe(generation: generation, key: key, id: id, channel: subscription.channel)]
+        return [.send(current, .subscribe(key: key, id: id, channel: subscription.channel))]
     }
 
     mutating func remove(_ key: SubscriptionKey) {
@@ -94,7 +93,7 @@ extension AppSyncConnectionMachine {
         remove(key)
         let actions = forgetOnCandidate(key)
         guard wanted else { return actions }
-        return actions + [.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors))))]
+        return actions + [.report(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors))))]
     }
 
     func describe(_ errors: [AppSyncError]) -> String {

@@ -2,40 +2,40 @@ import SwitchboardCore
 
 /// Publishing over the socket: a publish made while connecting waits for the acknowledged
 /// connection; one made while signed out or stopped fails at once. Each has a deadline from the
-/// moment it was asked for, and each ends in exactly one ``Action/completePublish(id:_:)``: the
+/// moment it was asked for, and each ends in exactly one ``Extra/completePublish(id:_:)``: the
 /// server's per-event result, its refusal, a timeout, or the connection ending first.
 extension AppSyncConnectionMachine {
     struct PendingPublish: Equatable {
         var channel: String
         var events: [String]
-        var deadline: Instant
+        var deadline: Duration
         /// The socket it was sent on; nil while it waits for a connection.
-        var sentOn: Int?
+        var sentOn: ConnectionID?
     }
 
     /// Publishes `events` (JSON texts, already validated) to `channel`.
     /// - Returns: The wire id the answer will carry, and what to do now.
-    mutating func publish(channel: String, events: [String], timeout: Duration, at now: Instant) -> (id: String, actions: [Action]) {
+    mutating func publish(channel: String, events: [String], timeout: Duration, at now: Duration) -> (id: String, actions: [Action]) {
         let id = nextWireID("p")
         guard signedIn, phase != .stopped else {
             let error = SwitchboardError(code: .network, message: "the transport is not connected (connect first, or sign in again)")
-            return (id, [.completePublish(id: id, .failure(error))])
+            return (id, [.transport(.completePublish(id: id, .failure(error)))])
         }
-        publishes[id] = PendingPublish(channel: channel, events: events, deadline: now.advanced(by: timeout))
+        publishes[id] = PendingPublish(channel: channel, events: events, deadline: now + timeout)
         publishOrder.append(id)
         guard case .connected = phase else { return (id, []) }
         return (id, sendPublish(id))
     }
 
     /// Sends what waited for the connection, in the order it was asked for.
-    mutating func sendQueuedPublishes(at now: Instant) -> [Action] {
+    mutating func sendQueuedPublishes(at now: Duration) -> [Action] {
         publishOrder.filter { publishes[$0]?.sentOn == nil }.flatMap { sendPublish($0) }
     }
 
     private mutating func sendPublish(_ id: String) -> [Action] {
         guard let publish = publishes[id] else { return [] }
-        publishes[id]?.sentOn = generation
-        return [.sendPublish(generation: generation, id: id, channel: publish.channel, events: publish.events)]
+        publishes[id]?.sentOn = current
+        return [.send(current, .publish(id: id, channel: publish.channel, events: publish.events))]
     }
 
     /// `publish_success`, `publish_error`, or an `error` carrying a publish's id.
@@ -53,12 +53,12 @@ extension AppSyncConnectionMachine {
     }
 
     /// Fails every publish whose socket matches (nil: not sent yet).
-    mutating func failPublishes(_ error: SwitchboardError, where matches: (Int?) -> Bool) -> [Action] {
+    mutating func failPublishes(_ error: SwitchboardError, where matches: (ConnectionID?) -> Bool) -> [Action] {
         publishOrder.filter { publishes[$0].map { matches($0.sentOn) } ?? false }.flatMap { complete($0, .failure(error)) }
     }
 
     /// Publishes whose deadline passed.
-    mutating func publishTimeouts(at now: Instant) -> [Action] {
+    mutating func publishTimeouts(at now: Duration) -> [Action] {
         publishOrder.filter { (publishes[$0]?.deadline).map { now >= $0 } ?? false }.flatMap { id in
             let sent = publishes[id]?.sentOn != nil
             return complete(id, .failure(SwitchboardError(
@@ -75,6 +75,6 @@ extension AppSyncConnectionMachine {
     private mutating func complete(_ id: String, _ result: Result<AppSyncPublishResult, SwitchboardError>) -> [Action] {
         guard publishes.removeValue(forKey: id) != nil else { return [] }
         publishOrder.removeAll { $0 == id }
-        return [.completePublish(id: id, result)]
+        return [.transport(.completePublish(id: id, result))]
     }
 }

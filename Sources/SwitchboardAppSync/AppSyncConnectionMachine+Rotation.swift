@@ -19,11 +19,11 @@ extension AppSyncConnectionMachine {
     struct Candidate: Equatable {
         enum Stage: Equatable {
             case connecting
-            case awaitingAck(deadline: Instant)
-            case subscribing(keepAlive: Duration, deadline: Instant)
+            case awaitingAck(deadline: Duration)
+            case subscribing(keepAlive: Duration, deadline: Duration)
         }
 
-        var generation: Int
+        var id: ConnectionID
         var stage = Stage.connecting
         /// The candidate's wire ids.
         var ids: [String: SubscriptionKey] = [:]
@@ -34,7 +34,7 @@ extension AppSyncConnectionMachine {
     }
 
     struct Retiring: Equatable {
-        var generation: Int
+        var id: ConnectionID
         var ids: [String: SubscriptionKey]
     }
 
@@ -47,7 +47,7 @@ extension AppSyncConnectionMachine {
     // MARK: Timers
 
     /// Starts a replacement when it is due; gives up on a candidate whose ack is late.
-    mutating func replacementTimers(at now: Instant) -> [Action] {
+    mutating func replacementTimers(at now: Duration) -> [Action] {
         switch candidate?.stage {
         case .awaitingAck(let deadline)? where now >= deadline:
             return abandonReplacement(SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(ackTimeout.secondsDescription)"), at: now)
@@ -58,28 +58,28 @@ extension AppSyncConnectionMachine {
         }
         guard let due = replaceAt, now >= due, candidate == nil, retiring == nil, case .connected = phase else { return [] }
         replaceAt = nil
-        let next = nextGeneration()
-        candidate = Candidate(generation: next)
+        let next = nextConnection()
+        candidate = Candidate(id: next)
         let reason: TokenRequestReason = replacementCredentialsRefused ? .refreshAfterRejection : .connect
-        return [.openReplacement(generation: next, reason: reason)]
+        return [.openReplacement(next, reason: reason)]
     }
 
     // MARK: The candidate
 
-    mutating func candidateOpened(at now: Instant) -> [Action] {
+    mutating func candidateOpened(at now: Duration) -> [Action] {
         guard let candidate, candidate.stage == .connecting else { return [] }
-        let deadline = now.advanced(by: ackTimeout)
+        let deadline = now + ackTimeout
         self.candidate?.stage = .awaitingAck(deadline: deadline)
-        return [.sendInit(generation: candidate.generation)]
+        return [.send(candidate.id, .connectionInit)]
     }
 
-    mutating func receivedOnCandidate(_ message: AppSyncServerMessage, at now: Instant) -> [Action] {
+    mutating func receivedOnCandidate(_ message: AppSyncServerMessage, at now: Duration) -> [Action] {
         guard let candidate else { return [] }
         switch message {
         case .connectionAck(let timeoutMs):
             guard case .awaitingAck = candidate.stage else { return [] }
             replacementCredentialsRefused = false
-            let deadline = now.advanced(by: replacementSubscribeTimeout)
+            let deadline = now + replacementSubscribeTimeout
             self.candidate?.stage = .subscribing(keepAlive: .milliseconds(timeoutMs ?? 300_000), deadline: deadline)
             var actions: [Action] = []
             for key in order { actions += subscribeOnCandidate(key) }
@@ -94,7 +94,7 @@ extension AppSyncConnectionMachine {
             if candidate.dropWhenAcked.contains(key) {
                 self.candidate?.ids[id] = nil
                 self.candidate?.dropWhenAcked.remove(key)
-                actions.append(.sendUnsubscribe(generation: candidate.generation, id: id))
+                actions.append(.send(candidate.id, .unsubscribe(id: id)))
             }
             return actions + promoteIfReady(at: now)
         case .subscribeError(let id?, let errors), .error(let id?, let errors):
@@ -105,16 +105,16 @@ extension AppSyncConnectionMachine {
             var actions: [Action] = []
             if !candidate.dropWhenAcked.contains(key), subscriptions[key] != nil {
                 if case .established(let current)? = subscriptions[key]?.phase {
-                    actions.append(.sendUnsubscribe(generation: generation, id: current))
+                    actions.append(.send(self.current, .unsubscribe(id: current)))
                 }
                 remove(key)
-                actions.append(.emit(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors)))))
+                actions.append(.report(.subscriptionFailed(key, SwitchboardError(code: .subscriptionRejected, message: describe(errors)))))
             }
             self.candidate?.dropWhenAcked.remove(key)
             return actions + promoteIfReady(at: now)
         case .data(let id, let events):
             guard let key = candidate.ids[id], !candidate.dropWhenAcked.contains(key), subscriptions[key] != nil else { return [] }
-            return deliver(key: key, events: events, from: candidate.generation)
+            return deliver(key: key, events: events, from: candidate.id)
         default:
             return []
         }
@@ -128,7 +128,7 @@ extension AppSyncConnectionMachine {
         let id = nextWireID()
         self.candidate?.ids[id] = key
         self.candidate?.waiting.insert(key)
-        return [.sendSubscribe(generation: candidate.generation, key: key, id: id, channel: subscription.channel)]
+        return [.send(candidate.id, .subscribe(key: key, id: id, channel: subscription.channel))]
     }
 
     /// `key` was subscribed again while the candidate was to drop it: keep it there too.
@@ -146,17 +146,18 @@ extension AppSyncConnectionMachine {
             return []
         }
         self.candidate?.ids[id] = nil
-        return [.sendUnsubscribe(generation: candidate.generation, id: id)]
+        return [.send(candidate.id, .unsubscribe(id: id))]
     }
 
-    private mutating func promoteIfReady(at now: Instant) -> [Action] {
+    private mutating func promoteIfReady(at now: Duration) -> [Action] {
         guard let candidate, case .subscribing(let keepAlive, _) = candidate.stage, candidate.waiting.isEmpty else { return [] }
-        let old = generation
-        retiring = Retiring(generation: old, ids: byID)
-        generation = candidate.generation
+        let old = current
+        retiring = Retiring(id: old, ids: byID)
+        current = candidate.id
+        check = nil
         self.candidate = nil
         byID = [:]
-        var actions: [Action] = [.replaced(from: old, to: generation), .close(generation: old, code: .normalClosure)]
+        var actions: [Action] = [.transport(.replaced(from: old, to: current)), .retire(old, code: .normalClosure)]
         for key in order {
             if case .subscribing(_, true) = subscriptions[key]?.phase {
                 remove(key)  // unsubscribed while its first subscribe was unanswered; the old socket closes anyway
@@ -164,36 +165,36 @@ extension AppSyncConnectionMachine {
                 byID[id] = key
                 if case .established = subscriptions[key]?.phase {} else {
                     // First answered on the new socket (subscribed during the replacement).
-                    actions.append(.emit(.subscriptionEstablished(key)))
+                    actions.append(.report(.subscriptionEstablished(key)))
                 }
                 subscriptions[key]?.phase = .established(id: id)
             } else {
                 subscriptions[key]?.phase = .pending
             }
         }
-        phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive))
-        replaceAt = connectionLifetime.map { now.advanced(by: $0) }
+        phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive)
+        replaceAt = connectionLifetime.map { now + $0 }
         for key in order where subscriptions[key]?.phase == .pending {
             let id = nextWireID()
             byID[id] = key
             subscriptions[key]?.phase = .subscribing(id: id, unsubscribeWhenAcked: false)
-            actions.append(.sendSubscribe(generation: generation, key: key, id: id, channel: subscriptions[key]?.channel ?? ""))
+            actions.append(.send(current, .subscribe(key: key, id: id, channel: subscriptions[key]?.channel ?? "")))
         }
         return actions
     }
 
     /// The candidate failed: close it, keep the current connection, try again later.
-    mutating func abandonReplacement(_ error: SwitchboardError, at now: Instant, closing: Bool = true) -> [Action] {
+    mutating func abandonReplacement(_ error: SwitchboardError, at now: Duration, closing: Bool = true) -> [Action] {
         guard let candidate else { return [] }
         self.candidate = nil
         // The current socket carried everything the candidate held back.
         held.removeAll()
         overlap.removeAll()
-        replaceAt = now.advanced(by: replacementRetryDelay)
+        replaceAt = now + replacementRetryDelay
         let failure = SwitchboardError(
             code: error.code, message: "replacing the connection before its lifetime ends failed; trying again in \(replacementRetryDelay)",
             cause: error)
-        return (closing ? [.close(generation: candidate.generation, code: .normalClosure)] : []) + [.emit(.error(failure))]
+        return (closing ? [.close(candidate.id, code: .normalClosure, reason: "")] : []) + [.report(.error(failure))]
     }
 
     // MARK: The retiring socket
@@ -203,7 +204,7 @@ extension AppSyncConnectionMachine {
         switch message {
         case .data(let id, let events):
             guard let key = retiring.ids[id], subscriptions[key] != nil else { return [] }
-            return deliver(key: key, events: events, from: retiring.generation)
+            return deliver(key: key, events: events, from: retiring.id)
         case .publishSuccess(let id, _) where publishes[id] != nil, .publishError(let id?, _) where publishes[id] != nil,
             .error(let id?, _) where publishes[id] != nil:
             return answerPublish(message)
@@ -215,30 +216,30 @@ extension AppSyncConnectionMachine {
     /// The retiring socket closed: what the new socket held back is delivered, except what the
     /// old one already delivered. The new socket's copies of old events may still be on their way,
     /// so those are matched for `overlapGrace` more, and only then forgotten.
-    mutating func retired(at now: Instant) -> [Action] {
+    mutating func retired(at now: Duration) -> [Action] {
         guard let retiring else { return [] }
         self.retiring = nil
         var actions: [Action] = []
         for (key, events) in held where subscriptions[key] != nil {
             let fresh = events.filter { !matchesOldDelivery(key: key, event: $0) }
-            if !fresh.isEmpty { actions.append(.deliver(key: key, events: fresh)) }
+            if !fresh.isEmpty { actions.append(.deliver(key, fresh)) }
         }
         held.removeAll()
-        if !overlap.isEmpty { overlapExpiry = now.advanced(by: overlapGrace) }
+        if !overlap.isEmpty { overlapExpiry = now + overlapGrace }
         return actions + failPublishes(SwitchboardError(
             code: .network, message: "the replaced connection closed before the publish was answered; the events may or may not have been published"
-        )) { $0 == retiring.generation }
+        )) { $0 == retiring.id }
     }
 
     /// Closes a candidate and a retiring socket, if any, and forgets the overlap.
     mutating func dropOverlap() -> [Action] {
         var actions: [Action] = []
-        if let candidate { actions.append(.close(generation: candidate.generation, code: .normalClosure)) }
+        if let candidate { actions.append(.close(candidate.id, code: .normalClosure, reason: "")) }
         if let retiring {
-            actions.append(.close(generation: retiring.generation, code: .normalClosure))
+            actions.append(.close(retiring.id, code: .normalClosure, reason: ""))
             actions += failPublishes(SwitchboardError(
                 code: .network, message: "the connection ended before the publish was answered; the events may or may not have been published"
-            )) { $0 == retiring.generation }
+            )) { $0 == retiring.id }
         }
         candidate = nil
         retiring = nil
@@ -249,7 +250,7 @@ extension AppSyncConnectionMachine {
     }
 
     /// Forgets the overlap once its grace period is over.
-    mutating func overlapTimer(at now: Instant) {
+    mutating func overlapTimer(at now: Duration) {
         guard let expiry = overlapExpiry, now >= expiry else { return }
         overlap.removeAll()
         overlapExpiry = nil
@@ -257,23 +258,23 @@ extension AppSyncConnectionMachine {
 
     // MARK: Delivery
 
-    /// Delivers `events` for `key` from socket `generation`. While two sockets overlap, the
+    /// Delivers `events` for `key` from socket `connection`. While two sockets overlap, the
     /// older one's events go out at once and are remembered; the newer one's are held until the
     /// older has closed (see `retired(at:)`). Afterwards, during the grace period, a late copy of
     /// an event the old socket delivered is dropped once. Identical texts on one socket are
     /// separate events.
-    mutating func deliver(key: SubscriptionKey, events: [String], from generation: Int) -> [Action] {
-        let older = retiring?.generation ?? (candidate == nil ? nil : self.generation)
-        if generation == older {
+    mutating func deliver(key: SubscriptionKey, events: [String], from connection: ConnectionID) -> [Action] {
+        let older = retiring?.id ?? (candidate == nil ? nil : current)
+        if connection == older {
             for event in events { overlap[OverlapKey(key: key, event: event), default: 0] += 1 }
-            return [.deliver(key: key, events: events)]
+            return [.deliver(key, events)]
         }
         if older != nil {
             held.append((key, events))
             return []
         }
         let fresh = overlap.isEmpty ? events : events.filter { !matchesOldDelivery(key: key, event: $0) }
-        return fresh.isEmpty ? [] : [.deliver(key: key, events: fresh)]
+        return fresh.isEmpty ? [] : [.deliver(key, fresh)]
     }
 
     /// Whether the old socket delivered this event and its copy is now consumed.

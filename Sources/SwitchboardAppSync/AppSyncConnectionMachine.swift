@@ -9,44 +9,36 @@ import SwitchboardCore
 /// that is being connected and subscribed, and, once the candidate took over, the *retiring*
 /// old socket that is drained until the server closes it. Publishes over the socket are in
 /// `+Publish`.
-struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration == Duration {
-    enum Action: Equatable {
-        /// Open socket `generation`; fetch the token for `reason`.
-        case open(generation: Int, reason: TokenRequestReason)
-        /// Open socket `generation` to replace the current one before its lifetime ends; fetch
-        /// the token for `reason` (a refresh after the last candidate's credentials were refused).
-        case openReplacement(generation: Int, reason: TokenRequestReason)
-        /// Send `connection_init` on `generation`.
-        case sendInit(generation: Int)
-        /// Send `subscribe` for `key` with wire id `id` (the transport adds the authorization).
-        case sendSubscribe(generation: Int, key: SubscriptionKey, id: String, channel: String)
-        /// Send `unsubscribe` for wire id `id`.
-        case sendUnsubscribe(generation: Int, id: String)
-        /// Send `publish` with wire id `id` (the transport adds the authorization).
-        case sendPublish(generation: Int, id: String, channel: String, events: [String])
-        /// Close socket `generation`.
-        case close(generation: Int, code: WebSocketCloseCode)
-        /// Report to the owner.
-        case emit(TransportEvent)
-        /// Deliver these event payloads for `key`.
-        case deliver(key: SubscriptionKey, events: [String])
+struct AppSyncConnectionMachine {
+    /// A client frame, before the transport adds the authorization.
+    enum Outbound: Equatable, Sendable {
+        /// `connection_init`.
+        case connectionInit
+        /// `subscribe` for `key` with wire id `id`.
+        case subscribe(key: SubscriptionKey, id: String, channel: String)
+        /// `unsubscribe` for wire id `id`.
+        case unsubscribe(id: String)
+        /// `publish` with wire id `id`.
+        case publish(id: String, channel: String, events: [String])
+    }
+
+    /// The AppSync-only actions.
+    enum Extra: Equatable, Sendable {
         /// Answer the publish with wire id `id`.
         case completePublish(id: String, Result<AppSyncPublishResult, SwitchboardError>)
         /// The candidate `to` took over from `from` (for logs and metrics).
-        case replaced(from: Int, to: Int)
-        /// Send a WebSocket ping on `generation` for a connection check; report the pong with
-        /// `pongReceived(generation:at:)` or the failure with `pingFailed(generation:_:at:)`.
-        case pingSocket(generation: Int)
-        /// The connection check on `generation` passed (for logs).
-        case checkPassed(generation: Int)
+        case replaced(from: ConnectionID, to: ConnectionID)
     }
+
+    /// The shared vocabulary: `.deliver` carries the event texts of one `data` frame.
+    typealias Action = DriverAction<Outbound, [String], Extra>
 
     enum Phase: Equatable {
         case idle
         case connecting(attempt: Int)
-        case awaitingAck(attempt: Int, deadline: Instant)
-        case connected(keepAlive: Duration, deadline: Instant)
-        case waiting(attempt: Int, until: Instant)
+        case awaitingAck(attempt: Int, deadline: Duration)
+        case connected(keepAlive: Duration, deadline: Duration)
+        case waiting(attempt: Int, until: Duration)
         case stopped
     }
 
@@ -70,10 +62,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     var phase = Phase.idle
     var signedIn = false
     var refreshedAfterRejection = false
-    /// The current socket's generation. Every socket gets a new number, so frames from an
-    /// older one are recognised and ignored.
-    var generation = 0
-    private var lastGeneration = 0
+    /// The current socket (or the last one, while there is none). Its frames, and those of a
+    /// candidate or retiring socket, are told apart by id; an abandoned socket's never arrive
+    /// (the driver drops them).
+    var current: ConnectionID = 0
+    private var lastConnection: ConnectionID = 0
     var subscriptions: [SubscriptionKey: Subscription] = [:]
     var order: [SubscriptionKey] = []
     var byID: [String: SubscriptionKey] = [:]
@@ -81,7 +74,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     private let idPrefix: String
 
     /// When the current connection is to be replaced.
-    var replaceAt: Instant?
+    var replaceAt: Duration?
     /// The replacement being connected and subscribed, if any.
     var candidate: Candidate?
     /// The replaced socket, drained until it closes.
@@ -92,7 +85,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
     /// The new socket's events, held until the old socket has closed.
     var held: [(key: SubscriptionKey, events: [String])] = []
     /// When the overlap's late copies stop being matched.
-    var overlapExpiry: Instant?
+    var overlapExpiry: Duration?
     /// The last candidate's credentials were refused: the next one asks for fresh ones.
     var replacementCredentialsRefused = false
     /// How long a candidate may take, after its acknowledgement, to have every subscription answered.
@@ -122,11 +115,11 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         self.replacementRetryDelay = replacementRetryDelay
     }
 
-    /// When the transport must call ``timerFired(at:random:)`` next, if at all.
+    /// When the driver must call ``timerFired(at:random:)`` next, if at all.
     /// Asked after every frame, so it allocates nothing.
-    var nextDeadline: Instant? {
-        var earliest: Instant?
-        func consider(_ deadline: Instant) {
+    var nextDeadline: Duration? {
+        var earliest: Duration?
+        func consider(_ deadline: Duration) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         switch phase {
@@ -143,9 +136,6 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         if let check = activeCheck { consider(check.deadline) }
         return earliest
     }
-
-    /// Whether a socket that just opened as `generation` is still wanted.
-    func wants(generation: Int) -> Bool { generation == self.generation || generation == candidate?.generation }
 
     // MARK: Commands
 
@@ -167,7 +157,7 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         resetSubscriptions()
         phase = .idle
         actions += failPublishes(SwitchboardError(code: .network, message: "the transport disconnected before the publish was answered")) { _ in true }
-        actions.append(.emit(.connectionStateChanged(.idle)))
+        actions.append(.report(.connectionStateChanged(.idle)))
         return actions
     }
 
@@ -196,73 +186,81 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             return forgetOnCandidate(key)
         case .established(let id):
             remove(key)
-            return [.sendUnsubscribe(generation: generation, id: id)] + forgetOnCandidate(key)
+            return [.send(current, .unsubscribe(id: id))] + forgetOnCandidate(key)
         }
     }
 
     // MARK: Socket facts
 
-    mutating func opened(generation: Int, at now: Instant) -> [Action] {
-        if generation == candidate?.generation { return candidateOpened(at: now) }
-        guard generation == self.generation, case .connecting(let attempt) = phase else { return [] }
-        phase = .awaitingAck(attempt: attempt, deadline: now.advanced(by: ackTimeout))
-        return [.sendInit(generation: generation)]
+    mutating func opened(_ connection: ConnectionID, at now: Duration) -> [Action] {
+        if connection == candidate?.id { return candidateOpened(at: now) }
+        guard case .connecting(let attempt) = phase else { return [] }
+        phase = .awaitingAck(attempt: attempt, deadline: now + ackTimeout)
+        return [.send(current, .connectionInit)]
     }
 
     mutating func openFailed(
-        generation: Int, error: SwitchboardError, authorization: Bool, at now: Instant, random: inout some RandomNumberGenerator
+        _ connection: ConnectionID, _ failure: ConnectFailure, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        if generation == candidate?.generation {
-            replacementCredentialsRefused = authorization
+        let error = failure.error
+        if connection == candidate?.id {
+            replacementCredentialsRefused = failure.isAuthorization
             return abandonReplacement(error, at: now, closing: false)
         }
-        guard generation == self.generation, case .connecting = phase else { return [] }
-        if authorization { return authorizationFailed(error, at: now, random: &random) }
+        guard case .connecting = phase else { return [] }
+        if failure.isAuthorization { return authorizationFailed(error, at: now, random: &random) }
         if error.code == .invalidConfiguration {
             // A URL or setting the connector refuses (such as ws:// to a remote host) will be
             // refused again: stop instead of retrying.
             resetSubscriptions()
             phase = .stopped
-            return dropOverlap() + failPublishes(error) { _ in true } + [.emit(.connectionStateChanged(.disconnected(error)))]
+            return dropOverlap() + failPublishes(error) { _ in true } + [.report(.connectionStateChanged(.disconnected(error)))]
         }
         return connectionLost(.failed(error), error: error, at: now, random: &random)
     }
 
     mutating func closed(
-        generation: Int, close: WebSocketClose?, error: SwitchboardError?, at now: Instant, random: inout some RandomNumberGenerator
+        _ connection: ConnectionID, close: WebSocketClose?, error: (any Error)?, at now: Duration,
+        random: inout some RandomNumberGenerator
     ) -> [Action] {
-        let failure = error ?? SwitchboardError(
+        let cause: SwitchboardError? =
+            switch error {
+            case nil: nil
+            case let error as SwitchboardError: error
+            case let error?: SwitchboardError(code: .network, message: "the connection failed", cause: SendableErrorBox(error))
+            }
+        let failure = cause ?? SwitchboardError(
             code: .network, message: "the server closed the connection (\(close.map { "\($0.code) \($0.reason)" } ?? "no close frame"))")
-        if generation == candidate?.generation { return abandonReplacement(failure, at: now, closing: false) }
-        if generation == retiring?.generation { return retired(at: now) }
-        guard generation == self.generation, isLive else { return [] }
+        if connection == candidate?.id { return abandonReplacement(failure, at: now, closing: false) }
+        if connection == retiring?.id { return retired(at: now) }
+        guard isLive else { return [] }
         let reason: ReconnectPolicy.Disconnect.Reason = close.map { .closed($0) } ?? .failed(failure)
         return connectionLost(reason, error: failure, at: now, random: &random)
     }
 
     mutating func received(
-        _ message: AppSyncServerMessage, generation: Int, at now: Instant, random: inout some RandomNumberGenerator
+        _ message: AppSyncServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        if generation == candidate?.generation { return receivedOnCandidate(message, at: now) }
-        if generation == retiring?.generation { return receivedOnRetiring(message) }
-        guard generation == self.generation, isLive else { return [] }
-        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive)) }
+        if connection == candidate?.id { return receivedOnCandidate(message, at: now) }
+        if connection == retiring?.id { return receivedOnRetiring(message) }
+        guard isLive else { return [] }
+        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive) }
         switch message {
         case .connectionAck(let timeoutMs):
             guard case .awaitingAck = phase else { return [] }
             let keepAlive = Duration.milliseconds(timeoutMs ?? 300_000)
-            phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive))
-            replaceAt = connectionLifetime.map { now.advanced(by: $0) }
+            phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive)
+            replaceAt = connectionLifetime.map { now + $0 }
             refreshedAfterRejection = false
-            var actions: [Action] = [.emit(.connectionStateChanged(.connected))]
+            var actions: [Action] = [.report(.connectionStateChanged(.connected))]
             for key in order where subscriptions[key]?.phase == .pending { actions += sendSubscribe(key) }
             return actions + sendQueuedPublishes(at: now)
         case .connectionError(let errors):
             let error = SwitchboardError(code: .network, message: "the server refused the connection: \(describe(errors))")
             if errors.contains(where: \.isAuthorizationFailure) {
-                return [.close(generation: generation, code: .normalClosure)] + authorizationFailed(error, at: now, random: &random)
+                return [.close(current, code: .normalClosure, reason: "")] + authorizationFailed(error, at: now, random: &random)
             }
-            return [.close(generation: generation, code: .normalClosure)]
+            return [.close(current, code: .normalClosure, reason: "")]
                 + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .keepAlive:
             return []
@@ -270,50 +268,50 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
             guard let key = byID[id], case .subscribing(_, let unsubscribe) = subscriptions[key]?.phase else { return [] }
             if unsubscribe {
                 remove(key)
-                return [.sendUnsubscribe(generation: generation, id: id)]
+                return [.send(current, .unsubscribe(id: id))]
             }
             subscriptions[key]?.phase = .established(id: id)
-            return [.emit(.subscriptionEstablished(key))]
+            return [.report(.subscriptionEstablished(key))]
         case .subscribeError(let id?, let errors) where byID[id] != nil:
             return subscriptionRejected(id, errors)
         case .error(let id?, let errors) where byID[id] != nil:
             return subscriptionRejected(id, errors)
         case .data(let id, let events):
             guard let key = byID[id], case .established = subscriptions[key]?.phase else { return [] }
-            return deliver(key: key, events: events, from: generation)
+            return deliver(key: key, events: events, from: current)
         case .publishSuccess(let id, _) where publishes[id] != nil, .publishError(let id?, _) where publishes[id] != nil,
             .error(let id?, _) where publishes[id] != nil:
             return answerPublish(message)
         case .subscribeError(_, let errors), .broadcastError(_, let errors), .unsubscribeError(_, let errors),
             .publishError(_, let errors), .error(_, let errors):
-            return [.emit(.error(SwitchboardError(code: .protocolViolation, message: "the server reported: \(describe(errors))")))]
+            return [.report(.error(SwitchboardError(code: .protocolViolation, message: "the server reported: \(describe(errors))")))]
         case .unsubscribeSuccess, .publishSuccess:
             return []
         }
     }
 
-    /// The transport could not send the subscribe for `key` on `generation` (no token or
+    /// The transport could not send the subscribe for `key` on `connection` (no token or
     /// credentials). On the current socket the subscription ends, reported with `error`; on a
     /// candidate the replacement is given up and tried again later.
-    mutating func subscribeNotSent(key: SubscriptionKey, generation: Int, _ error: SwitchboardError, at now: Instant) -> [Action] {
-        if generation == candidate?.generation { return abandonReplacement(error, at: now) }
-        guard generation == self.generation, case .subscribing(let id, let unsubscribe)? = subscriptions[key]?.phase,
+    mutating func subscribeNotSent(key: SubscriptionKey, on connection: ConnectionID, _ error: SwitchboardError, at now: Duration) -> [Action] {
+        if connection == candidate?.id { return abandonReplacement(error, at: now) }
+        guard case .subscribing(let id, let unsubscribe)? = subscriptions[key]?.phase,
             byID[id] == key
         else { return [] }
         remove(key)
         let actions = forgetOnCandidate(key)
-        return unsubscribe ? actions : actions + [.emit(.subscriptionFailed(key, error))]
+        return unsubscribe ? actions : actions + [.report(.subscriptionFailed(key, error))]
     }
 
     /// A frame that could not be decoded: reported, nothing else changes (it still proves the
-    /// connection is alive).
-    mutating func receivedGarbage(_ error: SwitchboardError, generation: Int, at now: Instant) -> [Action] {
-        guard generation == self.generation, isLive else { return [] }
-        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now.advanced(by: keepAlive)) }
-        return [.emit(.error(error))]
+    /// connection is alive). One from a candidate or retiring socket is not reported.
+    mutating func receivedGarbage(_ error: SwitchboardError, on connection: ConnectionID, at now: Duration) -> [Action] {
+        guard connection != candidate?.id, connection != retiring?.id, isLive else { return [] }
+        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive) }
+        return [.report(.error(error))]
     }
 
-    mutating func timerFired(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
+    mutating func timerFired(at now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
         let actions: [Action]
         if let check = activeCheck, now >= check.deadline {
             actions = checkFailed(ConnectionCheckFailure.noPong(within: check.timeout), at: now)
@@ -324,15 +322,15 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         return actions + replacementTimers(at: now) + publishTimeouts(at: now)
     }
 
-    private mutating func phaseTimer(at now: Instant, random: inout some RandomNumberGenerator) -> [Action] {
+    private mutating func phaseTimer(at now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
         let actions: [Action]
         switch phase {
         case .awaitingAck(_, let deadline) where now >= deadline:
             let error = SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(ackTimeout.secondsDescription)")
-            actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
+            actions = [.close(current, code: .goingAway, reason: "")] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .connected(let keepAlive, let deadline) where now >= deadline:
             let error = SwitchboardError.connectionTimeout(.keepAlive, "no frame from the server within \(keepAlive.secondsDescription)")
-            actions = [.close(generation: generation, code: .goingAway)] + connectionLost(.failed(error), error: error, at: now, random: &random)
+            actions = [.close(current, code: .goingAway, reason: "")] + connectionLost(.failed(error), error: error, at: now, random: &random)
         case .waiting(let attempt, let until) where now >= until:
             actions = startConnecting(attempt: attempt, reason: .connect)
         default:
@@ -350,10 +348,10 @@ struct AppSyncConnectionMachine<Instant: InstantProtocol> where Instant.Duration
         }
     }
 
-    /// A new socket number.
-    mutating func nextGeneration() -> Int {
-        lastGeneration += 1
-        return lastGeneration
+    /// A new socket id.
+    mutating func nextConnection() -> ConnectionID {
+        lastConnection = lastConnection.next
+        return lastConnection
     }
 
     /// A new wire id.

@@ -66,38 +66,3 @@ extension AppSyncEventsTransport {
         }
     }
 }
-
-/// Time since the transport started, on its clock: the state machine's instants.
-struct Elapsed: InstantProtocol {
-    var offset: Duration
-    func advanced(by duration: Duration) -> Elapsed { Elapsed(offset: offset + duration) }
-    func duration(to other: Elapsed) -> Duration { other.offset - offset }
-    static func < (lhs: Elapsed, rhs: Elapsed) -> Bool { lhs.offset < rhs.offset }
-}
-
-/// Reads and sleeps on an existential clock in terms of ``Elapsed``.
-struct ElapsedClock: Sendable {
-    let now: @Sendable () -> Elapsed
-    let sleep: @Sendable (Elapsed) async throws -> Void
-
-    init(_ clock: any Clock<Duration>) {
-        func make<C: Clock<Duration>>(_ clock: C) -> ElapsedClock {
-            let start = clock.now
-            return ElapsedClock(
-                now: { Elapsed(offset: start.duration(to: clock.now)) },
-                sleep: { deadline in try await clock.sleep(until: start.advanced(by: deadline.offset), tolerance: nil) })
-        }
-        self = make(clock)
-    }
-
-    private init(now: @escaping @Sendable () -> Elapsed, sleep: @escaping @Sendable (Elapsed) async throws -> Void) {
-        self.now = now
-        self.sleep = sleep
-    }
-}
-
-/// A type-erased random source usable as `inout some RandomNumberGenerator`.
-struct AnyRandom: RandomNumberGenerator {
-    var base: any RandomNumberGenerator & Sendable
-    mutating func next() -> UInt64 { base.next() }
-}

@@ -20,6 +20,6 @@ extension AppSyncEventsTransport: ConnectionVerifying {
             logger.info("connection check refused", metadata: ["switchboard.error": "\(error)"])
             return
         }
-        inputContinuation.yield(.verifyConnection(timeout: timeout))
+        driver.yield(.verifyConnection(timeout: timeout))
     }
 }

@@ -26,42 +26,10 @@ public final class AppSyncEventsTransport: EventTransport {
     public let events: TransportEvents
 
     let configuration: Configuration
-    let connector: any WebSocketConnector
-    let continuation: TransportEvents.Continuation
-    let inputs: HandOff<Input>
-    let inputContinuation: HandOff<Input>.Continuation
-    let lifecycle = LockedValue((running: false, shutDown: false))
-    let publishTickets = LockedValue<UInt64>(0)
     let logger: Logger
-    let metrics: AppSyncMetrics
-
-    enum Input: Sendable {
-        case connect(TransportIdentity)
-        case disconnect
-        case subscribe(SubscriptionKey, channel: String)
-        case unsubscribe(SubscriptionKey)
-        case shutDown
-        case opened(generation: Int, any WebSocketConnection)
-        case openFailed(generation: Int, SwitchboardError, authorization: Bool)
-        /// A frame or close, with the time the socket delivered it.
-        case inbound(generation: Int, WebSocketInboundEvent, receivedAt: Elapsed)
-        case ended(generation: Int, SwitchboardError?)
-        case timer
-        case publish(ticket: UInt64, channel: String, events: [String], CheckedContinuation<AppSyncPublishResult, any Error>)
-        case cancelPublish(ticket: UInt64)
-        /// A subscribe or publish frame, authorized off the driver loop, ready to go out on `generation`.
-        case authorized(generation: Int, frame: String)
-        /// The authorization for a subscribe could not be made.
-        case subscribeUnauthorized(generation: Int, SubscriptionKey, SwitchboardError)
-        /// The authorization for a publish could not be made.
-        case publishUnauthorized(id: String, SwitchboardError)
-        /// The owner asked for a connection check.
-        case verifyConnection(timeout: Duration)
-        /// The pong of a check's ping on `generation`, with the time it arrived.
-        case ponged(generation: Int, roundTrip: Duration, receivedAt: Elapsed)
-        /// A check's ping on `generation` failed.
-        case pingFailed(generation: Int, SwitchboardError)
-    }
+    /// The shared driver, with AppSync's codec, authorizer and publishes.
+    let driver: TransportDriver<AppSyncDialect>
+    let publishTickets = LockedValue<UInt64>(0)
 
     /// - Parameters:
     ///   - configuration: Endpoint, authorization, timing, logging and metrics.
@@ -69,48 +37,41 @@ public final class AppSyncEventsTransport: EventTransport {
     ///     one in tests.
     public init(configuration: Configuration, connector: any WebSocketConnector) {
         self.configuration = configuration
-        self.connector = connector
+        let continuation: TransportEvents.Continuation
         (events, continuation) = TransportEvents.makeStream()
-        (inputs, inputContinuation) = HandOff<Input>.makeStream()
         var logger = configuration.logger
         logger[metadataKey: "switchboard.transport"] = "appsync"
         self.logger = logger
-        metrics = AppSyncMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
+        let dialect = AppSyncDialect(
+            configuration: configuration, connector: connector, logger: logger,
+            metrics: AppSyncMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory))
+        driver = TransportDriver(dialect: dialect, clock: configuration.clock, events: continuation, name: "AppSyncEventsTransport")
     }
 
     public func run() async throws {
-        enum Start { case run, running, shutDown }
-        let start = lifecycle.withLock { state -> Start in
-            if state.running { return .running }
-            if state.shutDown { return .shutDown }
-            state.running = true
-            return .run
-        }
-        switch start {
-        case .running: throw SwitchboardError(code: .shutDown, message: "AppSyncEventsTransport.run() is already running")
-        case .shutDown: return
-        case .run: break
-        }
-        defer { lifecycle.withLock { $0.running = false } }
-        await drive()
+        var random = configuration.random
+        let machine = AppSyncConnectionMachine(
+            ackTimeout: configuration.ackTimeout, policy: configuration.reconnectPolicy,
+            idPrefix: String(random.next() & 0xFFFF_FFFF, radix: 16), connectionLifetime: configuration.connectionLifetime)
+        try await driver.run(machine: machine, state: AppSyncDialect.State(), random: random)
     }
 
-    public func connect(as identity: TransportIdentity) { inputContinuation.yield(.connect(identity)) }
+    public func connect(as identity: TransportIdentity) { driver.yield(.connect(identity)) }
 
-    public func disconnect() { inputContinuation.yield(.disconnect) }
+    public func disconnect() { driver.yield(.disconnect) }
 
     public func subscribe(_ request: SubscriptionRequest) throws {
-        if lifecycle.withLock({ $0.shutDown }) {
+        if driver.isShutDown {
             throw SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down")
         }
         guard case .channel(let channel) = request.target else {
             throw SwitchboardError(code: .invalidConfiguration, message: "an appsync transport cannot subscribe to \(request.target)")
         }
         let path = try ChannelPath(channel, allowWildcard: true)
-        inputContinuation.yield(.subscribe(request.key, channel: "/\(path)"))
+        driver.yield(.subscribe(SubscriptionRequest(key: request.key, target: .channel("/\(path)"))))
     }
 
-    public func unsubscribe(_ key: SubscriptionKey) { inputContinuation.yield(.unsubscribe(key)) }
+    public func unsubscribe(_ key: SubscriptionKey) { driver.yield(.unsubscribe(key)) }
 
     /// Publishes one to five events over the connection.
     ///
@@ -139,7 +100,7 @@ public final class AppSyncEventsTransport: EventTransport {
                 message: "a publish over the socket carries at most \(AppSyncHTTPPublisher.maximumEventsPerRequest) events, got \(events.count); AppSyncHTTPPublisher splits larger ones")
         }
         try AppSyncHTTPPublisher.validate(events)
-        if lifecycle.withLock({ $0.shutDown }) {
+        if driver.isShutDown {
             throw SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down")
         }
         let ticket = publishTickets.withLock { value -> UInt64 in
@@ -153,29 +114,16 @@ public final class AppSyncEventsTransport: EventTransport {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                if case .terminated = inputContinuation.yield(.publish(ticket: ticket, channel: "/\(path)", events: events, continuation)) {
+                if case .terminated = driver.yield(.command(.publish(ticket: ticket, channel: "/\(path)", events: events, continuation))) {
                     continuation.resume(throwing: SwitchboardError(code: .shutDown, message: "the AppSync transport is shut down"))
                 }
             }
         } onCancel: {
-            inputContinuation.yield(.cancelPublish(ticket: ticket))
+            driver.yield(.command(.cancelPublish(ticket: ticket)))
         }
     }
 
-    public func shutDown() {
-        let (first, running) = lifecycle.withLock { state -> (Bool, Bool) in
-            defer { state.shutDown = true }
-            return (!state.shutDown, state.running)
-        }
-        guard first else { return }
-        if running {
-            inputContinuation.yield(.shutDown)
-        } else {
-            continuation.yield(.connectionStateChanged(.shutDown))
-            continuation.finish()
-            inputContinuation.finish()
-        }
-    }
+    public func shutDown() { driver.shutDown() }
 }
 
 /// The transport's counters: `switchboard.appsync.{connections,reconnects,replacements,subscriptions,events,decode_failures}`

@@ -10,13 +10,13 @@ extension GraphQLConnectionStateMachine {
     /// The owner asked for a check. Connected: ping (unless a check is already running).
     /// Waiting to reconnect: connect now, with the attempt number it was waiting for. Otherwise
     /// nothing.
-    mutating func verifyConnection(timeout: Duration, now: Duration) -> [Action] {
+    mutating func verifyConnection(timeout: Duration, at now: Duration) -> [Action] {
         switch phase {
-        case .connected(let generation, var liveness):
+        case .connected(let connection, var liveness):
             guard liveness.check == nil else { return [] }
             liveness.check = ConnectionCheck(deadline: now + timeout, timeout: timeout)
-            phase = .connected(generation: generation, liveness)
-            return [.pingSocket(generation: generation)] + arm(now + timeout)
+            phase = .connected(connection: connection, liveness)
+            return [.ping(connection)]
         case .waitingToReconnect(let attempt, _):
             return startOpening(attempt: attempt, tokenReason: .connect)
         case .idle, .opening, .awaitingAck, .disconnected, .shutDown:
@@ -24,27 +24,27 @@ extension GraphQLConnectionStateMachine {
         }
     }
 
-    /// The pong of a check's ping arrived on `generation` at `now`.
-    mutating func pongReceived(generation: Int, now: Duration) -> [Action] {
-        guard case .connected(generation, var liveness) = phase, let check = liveness.check else { return [] }
+    /// The pong of a check's ping arrived on `connection` at `now`.
+    mutating func pongReceived(on connection: ConnectionID, at now: Duration) -> [Action] {
+        guard case .connected(let current, var liveness) = phase, let check = liveness.check else { return [] }
         guard now < check.deadline else { return checkFailed(ConnectionCheckFailure.noPong(within: check.timeout)) }
         liveness.check = nil
-        phase = .connected(generation: generation, liveness)
-        return [.checkPassed(generation: generation)]
+        phase = .connected(connection: current, liveness)
+        return [.checkPassed(current)]
     }
 
-    /// A check's ping on `generation` failed (the socket closed, or the engine cannot ping).
-    mutating func pingFailed(generation: Int, _ error: SwitchboardError, now: Duration) -> [Action] {
-        guard case .connected(generation, let liveness) = phase, liveness.check != nil else { return [] }
+    /// A check's ping on `connection` failed (the socket closed, or the engine cannot ping).
+    mutating func pingFailed(on connection: ConnectionID, _ error: SwitchboardError, at now: Duration) -> [Action] {
+        guard case .connected(_, let liveness) = phase, liveness.check != nil else { return [] }
         return checkFailed(ConnectionCheckFailure.pingFailed(error))
     }
 
     /// Closes the checked socket, reports `error` and connects again at once.
     mutating func checkFailed(_ error: SwitchboardError) -> [Action] {
-        guard case .connected(let generation, _) = phase else { return [] }
+        guard case .connected(let connection, _) = phase else { return [] }
         let code: WebSocketCloseCode = settings.dialect == .graphQLTransportWS ? WebSocketCloseCode(4499) : .normalClosure
         resetWire()
-        return [.close(generation: generation, code: code, reason: "connection check failed"), .report(.error(error))]
+        return [.close(connection, code: code, reason: "connection check failed"), .report(.error(error))]
             + startOpening(attempt: 1, tokenReason: .connect)
     }
 }

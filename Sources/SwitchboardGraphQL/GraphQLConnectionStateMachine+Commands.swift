@@ -2,7 +2,7 @@ import SwitchboardCore
 
 extension GraphQLConnectionStateMachine {
     /// The owner called `connect(as:)`: replace any connection and start a fresh connect cycle.
-    mutating func connectRequested() -> [Action] {
+    mutating func connect() -> [Action] {
         guard phase != .shutDown else { return [] }
         var actions = closeCurrent(code: .normalClosure, reason: "reconnecting as a new identity")
         signedIn = true
@@ -12,7 +12,7 @@ extension GraphQLConnectionStateMachine {
     }
 
     /// The owner called `disconnect()`.
-    mutating func disconnectRequested() -> [Action] {
+    mutating func disconnect() -> [Action] {
         guard phase != .shutDown else { return [] }
         signedIn = false
         var actions = closeCurrent(code: .normalClosure, reason: "disconnect")
@@ -22,7 +22,7 @@ extension GraphQLConnectionStateMachine {
     }
 
     /// The owner called `shutDown()`.
-    mutating func shutDownRequested() -> [Action] {
+    mutating func shutDown() -> [Action] {
         guard phase != .shutDown else { return [] }
         signedIn = false
         var actions = closeCurrent(code: .normalClosure, reason: "shut down")
@@ -34,20 +34,20 @@ extension GraphQLConnectionStateMachine {
     }
 
     /// The owner added a subscription (or replaced one under the same key).
-    mutating func subscribeRequested(_ request: SubscriptionRequest) -> [Action] {
+    mutating func subscribe(_ request: SubscriptionRequest) -> [Action] {
         guard phase != .shutDown else { return [] }
-        var actions = unsubscribeRequested(request.key)
+        var actions = unsubscribe(request.key)
         held[request.key] = Held(request: request)
-        if case .connected(let generation, _) = phase {
-            actions += sendStart(request.key, generation: generation)
+        if case .connected(let connection, _) = phase {
+            actions += sendStart(request.key, on: connection)
         }
         return actions
     }
 
     /// The owner removed a subscription. A stop goes out only for an id the server knows.
-    mutating func unsubscribeRequested(_ key: SubscriptionKey) -> [Action] {
+    mutating func unsubscribe(_ key: SubscriptionKey) -> [Action] {
         guard let removed = held.removeValue(forKey: key) else { return [] }
-        guard case .connected(let generation, _) = phase else { return [] }
+        guard case .connected(let connection, _) = phase else { return [] }
         switch removed.wire {
         case .pending:
             return []
@@ -56,7 +56,7 @@ extension GraphQLConnectionStateMachine {
             return []
         case .established(let id):
             active[id] = nil
-            return [.send(generation: generation, .unsubscribe(id: id))]
+            return [.send(connection, .unsubscribe(id: id))]
         }
     }
 
@@ -65,11 +65,12 @@ extension GraphQLConnectionStateMachine {
     /// Closes the current connection, if any; held subscriptions become pending.
     mutating func closeCurrent(code: WebSocketCloseCode, reason: String) -> [Action] {
         var actions: [Action] = []
-        if let generation = currentGeneration {
+        if let connection = currentConnection {
             if settings.dialect == .graphQLWS, case .connected = phase {
-                actions.append(.send(generation: generation, .terminate))
+                actions.append(.send(connection, .terminate))
             }
-            actions.append(.close(generation: generation, code: code, reason: reason))
+            // Closed, the socket is forgotten: the driver drops whatever it still delivers.
+            actions.append(.close(connection, code: code, reason: reason))
         }
         resetWire()
         return actions
@@ -81,20 +82,20 @@ extension GraphQLConnectionStateMachine {
     }
 
     mutating func startOpening(attempt: Int, tokenReason: TokenRequestReason) -> [Action] {
-        generation += 1
-        phase = .opening(generation: generation, attempt: attempt)
+        lastConnection = lastConnection.next
+        phase = .opening(connection: lastConnection, attempt: attempt)
         return [
             .report(.connectionStateChanged(.connecting(attempt: attempt))),
-            .open(generation: generation, tokenReason: tokenReason),
+            .open(lastConnection, reason: tokenReason),
         ]
     }
 
     /// Sends the `start` of a held subscription on an acknowledged connection.
-    mutating func sendStart(_ key: SubscriptionKey, generation: Int) -> [Action] {
+    mutating func sendStart(_ key: SubscriptionKey, on connection: ConnectionID) -> [Action] {
         guard let entry = held[key], case .graphQL(let operation) = entry.request.target else { return [] }
         let id = makeID()
         active[id] = .serving(key)
-        var actions: [Action] = [.send(generation: generation, .subscribe(id: id, operation: operation, authorization: nil))]
+        var actions: [Action] = [.send(connection, .subscribe(id: id, operation: operation, authorization: nil))]
         if capabilities.acknowledgesStart {
             held[key]?.wire = .sent(id: id)
         } else {

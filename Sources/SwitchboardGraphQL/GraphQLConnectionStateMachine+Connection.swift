@@ -12,41 +12,36 @@ extension GraphQLConnectionStateMachine {
         case retryable(ReconnectPolicy.Disconnect.Reason, isNormal: Bool)
     }
 
-    /// Socket `generation` is open: send `connection_init` and wait for the acknowledgement.
-    mutating func opened(generation: Int, token: String?, now: Duration) -> [Action] {
-        guard case .opening(generation, let attempt) = phase else {
-            return [.close(generation: generation, code: .normalClosure, reason: "stale connection")]
-        }
-        let deadline = now + settings.ackTimeout
-        phase = .awaitingAck(generation: generation, attempt: attempt, deadline: deadline)
-        return [.send(generation: generation, .connectionInit(token: token))] + arm(deadline)
+    /// Socket `connection` is open (with the token it was opened with): send `connection_init`
+    /// and wait for the acknowledgement.
+    mutating func opened(_ connection: ConnectionID, handshake token: String?, at now: Duration) -> [Action] {
+        guard case .opening(let current, let attempt) = phase else { return [] }
+        phase = .awaitingAck(connection: current, attempt: attempt, deadline: now + settings.ackTimeout)
+        return [.send(current, .connectionInit(token: token))]
     }
 
-    /// Opening socket `generation` failed (token provider, connect, handshake).
-    mutating func openFailed(generation: Int, error: any Error, now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
-        guard currentGeneration == generation else { return [] }
+    /// Opening socket `connection` failed (token provider, connect, handshake), as
+    /// ``GraphQLDialect/classify(_:)`` classified it.
+    mutating func openFailed(
+        _ connection: ConnectionID, _ failure: ConnectFailure, at now: Duration, random: inout some RandomNumberGenerator
+    ) -> [Action] {
         let ending: Ending
-        if let handshake = error as? WebSocketHandshakeError {
-            ending = handshake.isAuthorizationFailure
-                ? .authorization(handshake.description)
-                : .retryable(.failed(SwitchboardError(code: .network, message: handshake.description, cause: handshake)), isNormal: false)
-        } else if let error = error as? SwitchboardError {
-            switch error.code {
-            case .sessionExpired: ending = .authorization(error.message)
+        if failure.isAuthorization {
+            ending = .authorization(failure.error.message)
+        } else if failure.error.code == .invalidConfiguration {
             // A URL or setting the connector refuses will be refused again: stop.
-            case .invalidConfiguration: ending = .fatal(error)
-            default: ending = .retryable(.failed(error), isNormal: false)
-            }
+            ending = .fatal(failure.error)
         } else {
-            ending = .retryable(.failed(SwitchboardError(code: .network, message: "could not connect: \(error)")), isNormal: false)
+            ending = .retryable(.failed(failure.error), isNormal: false)
         }
         return ended(ending, now: now, random: &random)
     }
 
-    /// Socket `generation` closed or failed.
-    mutating func closed(generation: Int, close: WebSocketClose?, failure: (any Error)?, now: Duration,
-                         random: inout some RandomNumberGenerator) -> [Action] {
-        guard currentGeneration == generation else { return [] }
+    /// Socket `connection` closed or failed.
+    mutating func closed(
+        _ connection: ConnectionID, close: WebSocketClose?, error failure: (any Error)?, at now: Duration,
+        random: inout some RandomNumberGenerator
+    ) -> [Action] {
         let ending: Ending
         if let close {
             ending = classify(close)
@@ -93,7 +88,7 @@ extension GraphQLConnectionStateMachine {
     /// Ends the current connection and decides what comes next.
     mutating func ended(_ ending: Ending, now: Duration, random: inout some RandomNumberGenerator,
                         alreadyClosed: Bool = false) -> [Action] {
-        guard let generation = currentGeneration else { return [] }
+        guard let connection = currentConnection else { return [] }
         let attempt: Int = switch phase {
         case .opening(_, let attempt), .awaitingAck(_, let attempt, _): attempt
         default: 0
@@ -101,7 +96,7 @@ extension GraphQLConnectionStateMachine {
         var actions: [Action] = []
         if !alreadyClosed {
             let code: WebSocketCloseCode = settings.dialect == .graphQLTransportWS ? WebSocketCloseCode(4499) : .normalClosure
-            actions.append(.close(generation: generation, code: code, reason: "connection abandoned"))
+            actions.append(.close(connection, code: code, reason: "connection abandoned"))
         }
         resetWire()
         switch ending {
@@ -135,7 +130,7 @@ extension GraphQLConnectionStateMachine {
                 case .closed(let close): actions.append(.report(.error(Self.serverClosed(close))))
                 case .requested: break
                 }
-                return actions + [.report(.connectionStateChanged(.waitingToReconnect(attempt: next, delay: delay)))] + arm(until)
+                return actions + [.report(.connectionStateChanged(.waitingToReconnect(attempt: next, delay: delay)))]
             case .stop:
                 phase = .disconnected
                 let error: SwitchboardError? = switch reason {
@@ -153,20 +148,15 @@ extension GraphQLConnectionStateMachine {
     }
 
     /// A timer fired: check every deadline against `now`.
-    mutating func timerFired(now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
-        if let armed = armedTimer, armed <= now { armedTimer = nil }
+    mutating func timerFired(at now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
         switch phase {
         case .awaitingAck(_, _, let deadline) where deadline <= now:
             let error = SwitchboardError.connectionTimeout(.connectionAck, "no connection_ack within \(settings.ackTimeout.secondsDescription)")
             return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
-        case .awaitingAck(_, _, let deadline):
-            return arm(deadline)
         case .waitingToReconnect(let attempt, let until) where until <= now:
             let tokenReason: TokenRequestReason = .connect
             return startOpening(attempt: attempt, tokenReason: tokenReason)
-        case .waitingToReconnect(_, let until):
-            return arm(until)
-        case .connected(let generation, var liveness):
+        case .connected(let connection, var liveness):
             if let check = liveness.check, check.deadline <= now {
                 return checkFailed(ConnectionCheckFailure.noPong(within: check.timeout))
             }
@@ -181,27 +171,14 @@ extension GraphQLConnectionStateMachine {
             }
             var actions: [Action] = []
             if let due = liveness.nextPing, due <= now, let interval = settings.pingInterval {
-                actions.append(.send(generation: generation, .ping))
+                actions.append(.send(connection, .ping))
                 liveness.nextPing = now + interval
                 if liveness.pongDeadline == nil { liveness.pongDeadline = now + settings.pongTimeout }
             }
-            phase = .connected(generation: generation, liveness)
-            return actions + armLiveness(liveness)
+            phase = .connected(connection: connection, liveness)
+            return actions
         default:
             return []
         }
-    }
-
-    /// Schedules a wake-up at `instant` unless one at or before it is already armed.
-    mutating func arm(_ instant: Duration) -> [Action] {
-        if let armed = armedTimer, armed <= instant { return [] }
-        armedTimer = instant
-        return [.scheduleTimer(at: instant)]
-    }
-
-    mutating func armLiveness(_ liveness: Liveness) -> [Action] {
-        let next = [liveness.keepAliveDeadline, liveness.nextPing, liveness.pongDeadline, liveness.check?.deadline]
-            .compactMap { $0 }.min()
-        return next.map { arm($0) } ?? []
     }
 }

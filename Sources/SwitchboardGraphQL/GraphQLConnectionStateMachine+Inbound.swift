@@ -2,14 +2,14 @@ import Foundation
 import SwitchboardCore
 
 extension GraphQLConnectionStateMachine {
-    /// A frame arrived on connection `generation` and decoded to `message`.
-    mutating func received(_ message: GraphQLServerMessage, generation: Int, now: Duration,
-                           random: inout some RandomNumberGenerator) -> [Action] {
-        guard currentGeneration == generation else { return [] }
+    /// A frame arrived on socket `connection` and decoded to `message`.
+    mutating func received(
+        _ message: GraphQLServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator
+    ) -> [Action] {
         switch phase {
-        case .awaitingAck:
-            return receivedBeforeAck(message, generation: generation, now: now, random: &random)
-        case .connected(_, var liveness):
+        case .awaitingAck(let connection, _, _):
+            return receivedBeforeAck(message, on: connection, now: now, random: &random)
+        case .connected(let connection, var liveness):
             // Any frame proves the connection alive for the server keep-alive watchdog.
             if liveness.keepAliveDeadline != nil, let window = liveness.keepAliveWindow {
                 liveness.keepAliveDeadline = now + window
@@ -20,14 +20,14 @@ extension GraphQLConnectionStateMachine {
                 liveness.keepAliveDeadline = now + settings.keepAliveTimeout
             }
             if case .pong = message { liveness.pongDeadline = nil }
-            phase = .connected(generation: generation, liveness)
-            return armLiveness(liveness) + receivedWhileConnected(message, generation: generation)
+            phase = .connected(connection: connection, liveness)
+            return receivedWhileConnected(message, on: connection)
         default:
             return []
         }
     }
 
-    private mutating func receivedBeforeAck(_ message: GraphQLServerMessage, generation: Int, now: Duration,
+    private mutating func receivedBeforeAck(_ message: GraphQLServerMessage, on connection: ConnectionID, now: Duration,
                                             random: inout some RandomNumberGenerator) -> [Action] {
         switch message {
         case .connectionAck(let window):
@@ -43,10 +43,10 @@ extension GraphQLConnectionStateMachine {
             if capabilities.clientPings, let interval = settings.pingInterval {
                 liveness.nextPing = now + interval
             }
-            phase = .connected(generation: generation, liveness)
+            phase = .connected(connection: connection, liveness)
             var actions: [Action] = [.report(.connectionStateChanged(.connected))]
-            for key in held.keys.sorted() { actions += sendStart(key, generation: generation) }
-            return actions + armLiveness(liveness)
+            for key in held.keys.sorted() { actions += sendStart(key, on: connection) }
+            return actions
         case .connectionError(let errors):
             let message = errors.map(\.description).joined(separator: "; ")
             // Legacy servers answer a refused init with connection_error; AppSync says why.
@@ -56,7 +56,7 @@ extension GraphQLConnectionStateMachine {
             let error = SwitchboardError(code: .network, message: "connection refused: \(message)")
             return ended(.retryable(.failed(error), isNormal: false), now: now, random: &random)
         case .ping(let payload):
-            return [.send(generation: generation, .pong(payload: payload))]
+            return [.send(connection, .pong(payload: payload))]
         case .keepAlive, .pong:
             return []
         case .subscriptionAck, .next, .error, .complete:
@@ -65,12 +65,12 @@ extension GraphQLConnectionStateMachine {
         }
     }
 
-    private mutating func receivedWhileConnected(_ message: GraphQLServerMessage, generation: Int) -> [Action] {
+    private mutating func receivedWhileConnected(_ message: GraphQLServerMessage, on connection: ConnectionID) -> [Action] {
         switch message {
         case .connectionAck, .keepAlive, .pong:
             return []
         case .ping(let payload):
-            return [.send(generation: generation, .pong(payload: payload))]
+            return [.send(connection, .pong(payload: payload))]
         case .connectionError(let errors):
             // After the ack it reports a frame the server could not parse; the socket stays open.
             return [.report(.error(SwitchboardError(
@@ -82,7 +82,7 @@ extension GraphQLConnectionStateMachine {
                 return [.report(.subscriptionEstablished(key))]
             case .cancelled?:
                 active[id] = nil
-                return [.send(generation: generation, .unsubscribe(id: id))]
+                return [.send(connection, .unsubscribe(id: id))]
             case nil:
                 return []
             }

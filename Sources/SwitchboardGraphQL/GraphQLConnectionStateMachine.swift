@@ -4,9 +4,11 @@ import SwitchboardCore
 /// The whole lifecycle of a ``GraphQLTransport`` as a plain value.
 ///
 /// Inputs are facts (a command from the owner, a socket opened, a frame decoded, a timer fired at
-/// `now`); outputs are ``Action``s the driver performs. Time is a `Duration` since the transport
-/// started, passed in; random draws come in through the `random` argument; wire ids come from a
-/// counter, so they are never reused and are fresh after every reconnect.
+/// `now`); outputs are the shared driver's actions (``/SwitchboardCore/DriverAction``). Time is a
+/// `Duration` since the transport started, passed in; the driver wakes it at ``nextDeadline``;
+/// random draws come in through the `random` argument; wire ids come from a counter, so they are
+/// never reused and are fresh after every reconnect. It holds one socket at a time; what an
+/// abandoned one still delivers never reaches it (the driver drops it).
 struct GraphQLConnectionStateMachine {
     struct Settings: Sendable {
         var dialect: GraphQLProtocol
@@ -19,33 +21,14 @@ struct GraphQLConnectionStateMachine {
         var idPrefix: String
     }
 
-    enum Action: Equatable, Sendable {
-        /// Fetch a token for `reason`, open connection `generation`, report the outcome.
-        case open(generation: Int, tokenReason: TokenRequestReason)
-        /// Send a frame on connection `generation`.
-        case send(generation: Int, GraphQLClientMessage)
-        /// Close connection `generation`.
-        case close(generation: Int, code: WebSocketCloseCode, reason: String)
-        /// Wake the machine with ``timerFired(now:random:)`` at this time.
-        case scheduleTimer(at: Duration)
-        /// Report an event to the owner.
-        case report(TransportEvent)
-        /// Deliver a result's `data` object for a subscription.
-        case deliver(SubscriptionKey, Data)
-        /// The transport is shut down: finish the events and return from `run()`.
-        case finish
-        /// Send a WebSocket ping on `generation` for a connection check; report the pong with
-        /// `pongReceived(generation:now:)` or the failure with `pingFailed(generation:_:now:)`.
-        case pingSocket(generation: Int)
-        /// The connection check on `generation` passed (for logs).
-        case checkPassed(generation: Int)
-    }
+    /// The shared vocabulary: `.deliver` carries a result's `data` object.
+    typealias Action = DriverAction<GraphQLClientMessage, Data, Never>
 
     enum Phase: Equatable {
         case idle
-        case opening(generation: Int, attempt: Int)
-        case awaitingAck(generation: Int, attempt: Int, deadline: Duration)
-        case connected(generation: Int, Liveness)
+        case opening(connection: ConnectionID, attempt: Int)
+        case awaitingAck(connection: ConnectionID, attempt: Int, deadline: Duration)
+        case connected(connection: ConnectionID, Liveness)
         case waitingToReconnect(attempt: Int, until: Duration)
         case disconnected
         case shutDown
@@ -61,6 +44,16 @@ struct GraphQLConnectionStateMachine {
         var pongDeadline: Duration?
         /// A connection check waiting for its WebSocket pong (see `+Check`).
         var check: ConnectionCheck?
+
+        /// The earliest of the deadlines. Read after every frame, so it allocates nothing.
+        var nextDeadline: Duration? {
+            func earlier(_ a: Duration?, _ b: Duration?) -> Duration? {
+                guard let a else { return b }
+                guard let b else { return a }
+                return min(a, b)
+            }
+            return earlier(earlier(keepAliveDeadline, nextPing), earlier(pongDeadline, check?.deadline))
+        }
     }
 
     /// A connection check's deadline, and the timeout it came from (for the error).
@@ -88,12 +81,12 @@ struct GraphQLConnectionStateMachine {
     var held: [SubscriptionKey: Held] = [:]
     /// Wire ids the server knows on the current connection, and what they belong to.
     var active: [String: ActiveID] = [:]
-    var generation = 0
+    /// The last socket handed out.
+    var lastConnection: ConnectionID = 0
     var nextID = 0
     var signedIn = false
     /// Whether the current connect cycle already refreshed the token after a rejection.
     var refreshedAfterRejection = false
-    var armedTimer: Duration?
 
     enum ActiveID: Equatable {
         /// Serving a held subscription.
@@ -115,10 +108,21 @@ struct GraphQLConnectionStateMachine {
         return settings.idPrefix + String(nextID)
     }
 
-    var currentGeneration: Int? {
+    /// The socket of the current connection, if there is one.
+    var currentConnection: ConnectionID? {
         switch phase {
-        case .opening(let generation, _), .awaitingAck(let generation, _, _), .connected(let generation, _): generation
+        case .opening(let connection, _), .awaitingAck(let connection, _, _), .connected(let connection, _): connection
         default: nil
+        }
+    }
+
+    /// When the driver must call ``timerFired(at:random:)`` next: the ack deadline, the end of
+    /// the reconnect delay, or the earliest liveness deadline.
+    var nextDeadline: Duration? {
+        switch phase {
+        case .awaitingAck(_, _, let deadline), .waitingToReconnect(_, let deadline): deadline
+        case .connected(_, let liveness): liveness.nextDeadline
+        case .idle, .opening, .disconnected, .shutDown: nil
         }
     }
 }

@@ -19,6 +19,6 @@ extension GraphQLTransport: ConnectionVerifying {
             logger.info("connection check refused", metadata: ["switchboard.error": "\(error)"])
             return
         }
-        inputContinuation.yield(.verifyConnection(timeout: timeout))
+        driver.yield(.verifyConnection(timeout: timeout))
     }
 }

@@ -4,10 +4,10 @@ import Testing
 
 @testable import SwitchboardAppSync
 
-private typealias Machine = AppSyncConnectionMachine<ManualClock.Instant>
+private typealias Machine = AppSyncConnectionMachine
 private typealias Action = Machine.Action
 
-private func at(_ seconds: Double) -> ManualClock.Instant { ManualClock.Instant(offset: .milliseconds(Int64(seconds * 1000))) }
+private func at(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
 
 /// A machine signed in and connected at t = 0 (ack with a 10 s keep-alive timeout), holding the
 /// given subscriptions, acknowledged.
@@ -16,12 +16,12 @@ private func connected(
 ) -> Machine {
     var machine = Machine(ackTimeout: .seconds(5), policy: policy, idPrefix: "t")
     _ = machine.connect()
-    _ = machine.opened(generation: machine.generation, at: at(0))
-    _ = machine.received(.connectionAck(connectionTimeoutMs: 10_000), generation: machine.generation, at: at(0), random: &random)
+    _ = machine.opened(machine.current, at: at(0))
+    _ = machine.received(.connectionAck(connectionTimeoutMs: 10_000), on: machine.current, at: at(0), random: &random)
     for key in keys {
         let actions = machine.subscribe(key: key, channel: "/ns/\(key)")
-        if case .sendSubscribe(_, _, let id, _)? = actions.first {
-            _ = machine.received(.subscribeSuccess(id: id), generation: machine.generation, at: at(0), random: &random)
+        if case .send(_, .subscribe(_, let id, _))? = actions.first {
+            _ = machine.received(.subscribeSuccess(id: id), on: machine.current, at: at(0), random: &random)
         }
     }
     return machine
@@ -29,7 +29,7 @@ private func connected(
 
 private func subscribeIDs(_ actions: [Action]) -> [SubscriptionKey: String] {
     var ids: [SubscriptionKey: String] = [:]
-    for case .sendSubscribe(_, let key, let id, _) in actions { ids[key] = id }
+    for case .send(_, .subscribe(let key, let id, _)) in actions { ids[key] = id }
     return ids
 }
 
@@ -40,16 +40,16 @@ struct AppSyncConnectionMachineTests {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = Machine(ackTimeout: .seconds(5), policy: .standard, idPrefix: "t")
         #expect(machine.subscribe(key: "a", channel: "/ns/a").isEmpty, "nothing is sent before the ack")
-        #expect(machine.connect() == [.emit(.connectionStateChanged(.connecting(attempt: 1))), .open(generation: 2, reason: .connect)])
-        #expect(machine.opened(generation: 2, at: at(0)) == [.sendInit(generation: 2)])
+        #expect(machine.connect() == [.report(.connectionStateChanged(.connecting(attempt: 1))), .open(1, reason: .connect)])
+        #expect(machine.opened(1, at: at(0)) == [.send(1, .connectionInit)])
         #expect(machine.nextDeadline == at(5))
-        let actions = machine.received(.connectionAck(connectionTimeoutMs: 10_000), generation: 2, at: at(1), random: &random)
-        #expect(actions.first == .emit(.connectionStateChanged(.connected)))
+        let actions = machine.received(.connectionAck(connectionTimeoutMs: 10_000), on: 1, at: at(1), random: &random)
+        #expect(actions.first == .report(.connectionStateChanged(.connected)))
         let id = subscribeIDs(actions)["a"]
         #expect(id != nil)
         #expect(machine.nextDeadline == at(11))
-        #expect(machine.received(.subscribeSuccess(id: id ?? ""), generation: 2, at: at(1), random: &random) == [.emit(.subscriptionEstablished("a"))])
-        #expect(machine.received(.data(id: id ?? "", events: ["{}"]), generation: 2, at: at(2), random: &random) == [.deliver(key: "a", events: ["{}"])])
+        #expect(machine.received(.subscribeSuccess(id: id ?? ""), on: 1, at: at(1), random: &random) == [.report(.subscriptionEstablished("a"))])
+        #expect(machine.received(.data(id: id ?? "", events: ["{}"]), on: 1, at: at(2), random: &random) == [.deliver("a", ["{}"])])
     }
 
     @Test("no ack in time closes and schedules a reconnect by the policy")
@@ -57,15 +57,15 @@ struct AppSyncConnectionMachineTests {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = Machine(ackTimeout: .seconds(5), policy: .fixedDelay(.seconds(2)), idPrefix: "t")
         _ = machine.connect()
-        _ = machine.opened(generation: machine.generation, at: at(0))
+        _ = machine.opened(machine.current, at: at(0))
         #expect(machine.timerFired(at: at(4.9), random: &random).isEmpty)
         let actions = machine.timerFired(at: at(5), random: &random)
-        #expect(actions.first == .close(generation: 2, code: .goingAway))
-        #expect(actions.contains(.emit(.error(SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 5 s")))))
-        #expect(actions.last == .emit(.connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(2)))), "the second attempt comes next")
+        #expect(actions.first == .close(1, code: .goingAway, reason: ""))
+        #expect(actions.contains(.report(.error(SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 5 s")))))
+        #expect(actions.last == .report(.connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(2)))), "the second attempt comes next")
         #expect(machine.timerFired(at: at(6.9), random: &random).isEmpty)
         #expect(machine.timerFired(at: at(7), random: &random) == [
-            .emit(.connectionStateChanged(.connecting(attempt: 2))), .open(generation: 3, reason: .connect),
+            .report(.connectionStateChanged(.connecting(attempt: 2))), .open(2, reason: .connect),
         ])
     }
 
@@ -73,31 +73,32 @@ struct AppSyncConnectionMachineTests {
     func watchdog() {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = connected(random: &random)
-        _ = machine.received(.keepAlive, generation: machine.generation, at: at(9), random: &random)
+        _ = machine.received(.keepAlive, on: machine.current, at: at(9), random: &random)
         #expect(machine.timerFired(at: at(10), random: &random).isEmpty)
-        _ = machine.receivedGarbage(SwitchboardError(code: .protocolViolation, message: "x"), generation: machine.generation, at: at(18))
+        _ = machine.receivedGarbage(SwitchboardError(code: .protocolViolation, message: "x"), on: machine.current, at: at(18))
         #expect(machine.timerFired(at: at(27.9), random: &random).isEmpty)
         let actions = machine.timerFired(at: at(28), random: &random)
-        #expect(actions.first == .close(generation: machine.generation, code: .goingAway))
-        #expect(actions.contains(.emit(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 10 s")))))
+        #expect(actions.first == .close(machine.current, code: .goingAway, reason: ""))
+        #expect(actions.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 10 s")))))
     }
 
     @Test("after a reconnect every live subscription is sent again with a fresh id")
     func resubscribe() {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = connected(["a", "b"], policy: .fixedDelay(.zero, reconnectAfterNormalClose: true), random: &random)
-        let before = machine.generation
-        _ = machine.closed(generation: before, close: WebSocketClose(code: .abnormalClosure), error: nil, at: at(1), random: &random)
+        let before = machine.current
+        _ = machine.closed(before, close: WebSocketClose(code: .abnormalClosure), error: nil, at: at(1), random: &random)
         _ = machine.timerFired(at: at(1), random: &random)
-        #expect(machine.generation == before + 1)
-        _ = machine.opened(generation: machine.generation, at: at(1))
-        let actions = machine.received(.connectionAck(connectionTimeoutMs: nil), generation: machine.generation, at: at(1), random: &random)
+        #expect(machine.current == before.next, "a new socket")
+        _ = machine.opened(machine.current, at: at(1))
+        let actions = machine.received(.connectionAck(connectionTimeoutMs: nil), on: machine.current, at: at(1), random: &random)
         let ids = subscribeIDs(actions)
         #expect(Set(ids.keys) == ["a", "b"])
         #expect(Set(ids.values).count == 2)
         #expect(!ids.values.contains("t-1") && !ids.values.contains("t-2"), "fresh ids: \(ids)")
-        // A late frame from the old socket is ignored.
-        #expect(machine.received(.data(id: "t-1", events: ["{}"]), generation: before, at: at(2), random: &random).isEmpty)
+        // A late frame from the old socket never reaches the machine (the driver drops it:
+        // TransportDriverTests), and the old ids mean nothing any more.
+        #expect(machine.received(.data(id: "t-1", events: ["{}"]), on: before, at: at(2), random: &random).isEmpty)
     }
 
     @Test("unsubscribe waits for the subscribe's acknowledgement")
@@ -106,9 +107,9 @@ struct AppSyncConnectionMachineTests {
         var machine = connected(random: &random)
         let id = subscribeIDs(machine.subscribe(key: "a", channel: "/ns/a"))["a"] ?? ""
         #expect(machine.unsubscribe(key: "a").isEmpty, "not before subscribe_success")
-        #expect(machine.received(.subscribeSuccess(id: id), generation: machine.generation, at: at(1), random: &random)
-            == [.sendUnsubscribe(generation: machine.generation, id: id)])
-        #expect(machine.received(.data(id: id, events: ["{}"]), generation: machine.generation, at: at(1), random: &random).isEmpty)
+        #expect(machine.received(.subscribeSuccess(id: id), on: machine.current, at: at(1), random: &random)
+            == [.send(machine.current, .unsubscribe(id: id))])
+        #expect(machine.received(.data(id: id, events: ["{}"]), on: machine.current, at: at(1), random: &random).isEmpty)
     }
 
     @Test("subscribe_error ends only that subscription")
@@ -116,13 +117,13 @@ struct AppSyncConnectionMachineTests {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = connected(["a"], random: &random)
         let id = subscribeIDs(machine.subscribe(key: "b", channel: "/ns/b"))["b"] ?? ""
-        let actions = machine.received(.subscribeError(id: id, [AppSyncError(errorType: "UnauthorizedException")]), generation: machine.generation, at: at(1), random: &random)
-        guard case .emit(.subscriptionFailed(let key, let error))? = actions.first else {
+        let actions = machine.received(.subscribeError(id: id, [AppSyncError(errorType: "UnauthorizedException")]), on: machine.current, at: at(1), random: &random)
+        guard case .report(.subscriptionFailed(let key, let error))? = actions.first else {
             Issue.record("no subscriptionFailed: \(actions)")
             return
         }
         #expect(key == "b" && error.code == .subscriptionRejected && error.message.contains("UnauthorizedException"))
-        #expect(machine.received(.data(id: "t-1", events: ["{}"]), generation: machine.generation, at: at(2), random: &random) == [.deliver(key: "a", events: ["{}"])])
+        #expect(machine.received(.data(id: "t-1", events: ["{}"]), on: machine.current, at: at(2), random: &random) == [.deliver("a", ["{}"])])
     }
 
     @Test("an authorization failure refreshes the token once, then ends in sessionExpired")
@@ -131,11 +132,11 @@ struct AppSyncConnectionMachineTests {
         var machine = Machine(ackTimeout: .seconds(5), policy: .fixedDelay(.zero), idPrefix: "t")
         _ = machine.connect()
         let refused = SwitchboardError(code: .network, message: "401")
-        #expect(machine.openFailed(generation: machine.generation, error: refused, authorization: true, at: at(0), random: &random)
-            == [.emit(.connectionStateChanged(.connecting(attempt: 1))), .open(generation: 3, reason: .refreshAfterRejection)])
-        _ = machine.opened(generation: 3, at: at(0))
-        let actions = machine.received(.connectionError([AppSyncError(errorType: "UnauthorizedException")]), generation: 3, at: at(0), random: &random)
-        guard case .emit(.connectionStateChanged(.disconnected(let error?)))? = actions.last else {
+        #expect(machine.openFailed(machine.current, ConnectFailure(refused, isAuthorization: true), at: at(0), random: &random)
+            == [.report(.connectionStateChanged(.connecting(attempt: 1))), .open(2, reason: .refreshAfterRejection)])
+        _ = machine.opened(2, at: at(0))
+        let actions = machine.received(.connectionError([AppSyncError(errorType: "UnauthorizedException")]), on: 2, at: at(0), random: &random)
+        guard case .report(.connectionStateChanged(.disconnected(let error?)))? = actions.last else {
             Issue.record("no disconnected: \(actions)")
             return
         }
@@ -147,9 +148,9 @@ struct AppSyncConnectionMachineTests {
     func signOut() {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = connected(["a"], random: &random)
-        let generation = machine.generation
-        #expect(machine.disconnect() == [.close(generation: generation, code: .normalClosure), .emit(.connectionStateChanged(.idle))])
-        #expect(machine.closed(generation: generation, close: WebSocketClose(code: .normalClosure), error: nil, at: at(1), random: &random).isEmpty)
+        let generation = machine.current
+        #expect(machine.disconnect() == [.close(generation, code: .normalClosure, reason: ""), .report(.connectionStateChanged(.idle))])
+        #expect(machine.closed(generation, close: WebSocketClose(code: .normalClosure), error: nil, at: at(1), random: &random).isEmpty)
         #expect(machine.nextDeadline == nil)
     }
 }

@@ -15,9 +15,9 @@ extension Machine {
     /// Connects and acknowledges; returns the actions of the ack.
     mutating func connectAndAck(at now: Duration = .zero, window: Duration? = nil) -> [Action] {
         var random = SeededRandomNumberGenerator(seed: 1)
-        _ = connectRequested()
-        _ = opened(generation: generation, token: "t", now: now)
-        return received(.connectionAck(keepAliveWindow: window), generation: generation, now: now, random: &random)
+        _ = connect()
+        _ = opened(lastConnection, handshake: "t", at: now)
+        return received(.connectionAck(keepAliveWindow: window), on: lastConnection, at: now, random: &random)
     }
 }
 
@@ -31,13 +31,14 @@ struct GraphQLStateMachineTests {
     @Test("nothing is started before the ack; the ack starts every held subscription")
     mutating func startsWaitForAck() {
         var machine = Machine.make(.graphQLWS)
-        _ = machine.subscribeRequested(request("a"))
-        let opening = machine.connectRequested()
-        #expect(opening == [.report(.connectionStateChanged(.connecting(attempt: 1))), .open(generation: 1, tokenReason: .connect)])
-        #expect(machine.opened(generation: 1, token: "t", now: .zero)
-            == [.send(generation: 1, .connectionInit(token: "t")), .scheduleTimer(at: .seconds(10))])
-        let acked = machine.received(.connectionAck(keepAliveWindow: nil), generation: 1, now: .seconds(1), random: &random)
-        #expect(acked.contains(.send(generation: 1, .subscribe(id: "1", operation: operation, authorization: nil))))
+        _ = machine.subscribe(request("a"))
+        let opening = machine.connect()
+        #expect(opening == [.report(.connectionStateChanged(.connecting(attempt: 1))), .open(1, reason: .connect)])
+        #expect(machine.opened(1, handshake: "t", at: .zero)
+            == [.send(1, .connectionInit(token: "t"))])
+        #expect(machine.nextDeadline == .seconds(10), "the ack deadline")
+        let acked = machine.received(.connectionAck(keepAliveWindow: nil), on: 1, at: .seconds(1), random: &random)
+        #expect(acked.contains(.send(1, .subscribe(id: "1", operation: operation, authorization: nil))))
         #expect(acked.contains(.report(.subscriptionEstablished("a"))), "established when sent on an acked connection")
     }
 
@@ -45,13 +46,14 @@ struct GraphQLStateMachineTests {
     mutating func keepAliveWatchdog() {
         var machine = Machine.make(.graphQLWS)
         _ = machine.connectAndAck()
-        #expect(machine.timerFired(now: .seconds(100), random: &random).isEmpty, "no watchdog before the first ka")
-        let ka = machine.received(.keepAlive, generation: 1, now: .seconds(100), random: &random)
-        #expect(ka == [.scheduleTimer(at: .seconds(130))])
-        _ = machine.received(.keepAlive, generation: 1, now: .seconds(120), random: &random)
-        #expect(!machine.timerFired(now: .seconds(130), random: &random).contains { if case .close = $0 { true } else { false } })
-        let dead = machine.timerFired(now: .seconds(150), random: &random)
-        #expect(dead.contains(.close(generation: 1, code: .normalClosure, reason: "connection abandoned")))
+        #expect(machine.timerFired(at: .seconds(100), random: &random).isEmpty, "no watchdog before the first ka")
+        let ka = machine.received(.keepAlive, on: 1, at: .seconds(100), random: &random)
+        #expect(ka.isEmpty)
+        #expect(machine.nextDeadline == .seconds(130), "the watchdog is armed by the first ka")
+        _ = machine.received(.keepAlive, on: 1, at: .seconds(120), random: &random)
+        #expect(!machine.timerFired(at: .seconds(130), random: &random).contains { if case .close = $0 { true } else { false } })
+        let dead = machine.timerFired(at: .seconds(150), random: &random)
+        #expect(dead.contains(.close(1, code: .normalClosure, reason: "connection abandoned")))
         #expect(dead.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(2))))))
         // A connection-level deadline: reported as network, named in the message.
         #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no keep-alive within 30 s")))))
@@ -62,22 +64,22 @@ struct GraphQLStateMachineTests {
         var machine = Machine.make(.appSyncGraphQL)
         let acked = machine.connectAndAck(window: .seconds(300))
         #expect(acked.contains(.report(.connectionStateChanged(.connected))))
-        #expect(!machine.timerFired(now: .seconds(299), random: &random).contains { if case .close = $0 { true } else { false } })
-        #expect(machine.timerFired(now: .seconds(300), random: &random).contains { if case .close = $0 { true } else { false } })
+        #expect(!machine.timerFired(at: .seconds(299), random: &random).contains { if case .close = $0 { true } else { false } })
+        #expect(machine.timerFired(at: .seconds(300), random: &random).contains { if case .close = $0 { true } else { false } })
     }
 
     @Test("graphql-transport-ws pings on the interval, answers server pings, and times out without a pong")
     mutating func pingPong() {
         var machine = Machine.make(.graphQLTransportWS)
         _ = machine.connectAndAck()
-        #expect(machine.received(.ping(payload: nil), generation: 1, now: .seconds(1), random: &random)
-            .contains(.send(generation: 1, .pong(payload: nil))))
-        let ping = machine.timerFired(now: .seconds(15), random: &random)
-        #expect(ping.contains(.send(generation: 1, .ping)))
-        _ = machine.received(.pong, generation: 1, now: .seconds(16), random: &random)
-        #expect(machine.timerFired(now: .seconds(30), random: &random).contains(.send(generation: 1, .ping)))
-        let dead = machine.timerFired(now: .seconds(35), random: &random)
-        #expect(dead.contains(.close(generation: 1, code: WebSocketCloseCode(4499), reason: "connection abandoned")))
+        #expect(machine.received(.ping(payload: nil), on: 1, at: .seconds(1), random: &random)
+            .contains(.send(1, .pong(payload: nil))))
+        let ping = machine.timerFired(at: .seconds(15), random: &random)
+        #expect(ping.contains(.send(1, .ping)))
+        _ = machine.received(.pong, on: 1, at: .seconds(16), random: &random)
+        #expect(machine.timerFired(at: .seconds(30), random: &random).contains(.send(1, .ping)))
+        let dead = machine.timerFired(at: .seconds(35), random: &random)
+        #expect(dead.contains(.close(1, code: WebSocketCloseCode(4499), reason: "connection abandoned")))
         #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no pong within 5 s")))))
     }
 
@@ -90,16 +92,16 @@ struct GraphQLStateMachineTests {
     func closeCodes(_ code: UInt16, _ verdict: String) {
         var random = SeededRandomNumberGenerator(seed: 1)
         var machine = Machine.make(.graphQLTransportWS)
-        _ = machine.subscribeRequested(request("a"))
+        _ = machine.subscribe(request("a"))
         _ = machine.connectAndAck()
-        let actions = machine.closed(generation: 1, close: WebSocketClose(code: WebSocketCloseCode(code)), failure: nil,
-                                     now: .seconds(1), random: &random)
+        let actions = machine.closed(1, close: WebSocketClose(code: WebSocketCloseCode(code)), error: nil,
+                                     at: .seconds(1), random: &random)
         switch verdict {
         case "fatal":
             #expect(actions.contains { if case .report(.connectionStateChanged(.disconnected(_?))) = $0 { true } else { false } })
             #expect(machine.phase == .disconnected)
         case "auth":
-            #expect(actions.contains(.open(generation: 2, tokenReason: .refreshAfterRejection)))
+            #expect(actions.contains(.open(2, reason: .refreshAfterRejection)))
         default:
             #expect(actions.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(2))))))
         }
@@ -108,14 +110,14 @@ struct GraphQLStateMachineTests {
     @Test("auth failure refreshes once; a second one ends in sessionExpired; an ack resets the allowance")
     mutating func authOnce() {
         var machine = Machine.make(.graphQLWS)
-        _ = machine.connectRequested()
-        _ = machine.opened(generation: 1, token: "t", now: .zero)
-        let first = machine.received(.connectionError([.init(message: "no")]), generation: 1, now: .zero, random: &random)
-        #expect(first.contains(.open(generation: 2, tokenReason: .refreshAfterRejection)))
+        _ = machine.connect()
+        _ = machine.opened(1, handshake: "t", at: .zero)
+        let first = machine.received(.connectionError([.init(message: "no")]), on: 1, at: .zero, random: &random)
+        #expect(first.contains(.open(2, reason: .refreshAfterRejection)))
         #expect(!first.contains { if case .report(.error) = $0 { true } else { false } },
                 "the first rejection is retried quietly: sessionExpired means the refresh did not help")
-        _ = machine.opened(generation: 2, token: "t2", now: .zero)
-        let second = machine.received(.connectionError([.init(message: "no")]), generation: 2, now: .zero, random: &random)
+        _ = machine.opened(2, handshake: "t2", at: .zero)
+        let second = machine.received(.connectionError([.init(message: "no")]), on: 2, at: .zero, random: &random)
         #expect(second.contains { if case .report(.connectionStateChanged(.disconnected(let e?))) = $0 { e.code == .sessionExpired } else { false } })
         #expect(!second.contains { if case .open = $0 { true } else { false } })
         #expect(machine.phase == .disconnected)
@@ -126,9 +128,9 @@ struct GraphQLStateMachineTests {
     ])
     mutating func serverCloseIsReported(_ code: WebSocketCloseCode) {
         var machine = Machine.make(.graphQLWS)
-        _ = machine.subscribeRequested(request("a"))
+        _ = machine.subscribe(request("a"))
         _ = machine.connectAndAck()
-        let lost = machine.closed(generation: 1, close: WebSocketClose(code: code, reason: "bye"), failure: nil, now: .zero, random: &random)
+        let lost = machine.closed(1, close: WebSocketClose(code: code, reason: "bye"), error: nil, at: .zero, random: &random)
         let reports = lost.compactMap { if case .report(let event) = $0 { event } else { nil } }
         #expect(reports.count == 2)
         guard case .error(let error)? = reports.first else {
@@ -143,41 +145,42 @@ struct GraphQLStateMachineTests {
     @Test("a subscription error stays local; no stop is ever sent for the failed id")
     mutating func errorLocal() {
         var machine = Machine.make(.graphQLWS)
-        _ = machine.subscribeRequested(request("a"))
-        _ = machine.subscribeRequested(request("b"))
+        _ = machine.subscribe(request("a"))
+        _ = machine.subscribe(request("b"))
         _ = machine.connectAndAck()
-        let failed = machine.received(.next(id: "1", data: nil, errors: [.init(message: "invalid")]), generation: 1, now: .zero, random: &random)
+        let failed = machine.received(.next(id: "1", data: nil, errors: [.init(message: "invalid")]), on: 1, at: .zero, random: &random)
         #expect(failed == [.report(.subscriptionFailed("a", SwitchboardError(code: .subscriptionRejected, message: "invalid")))])
-        #expect(machine.received(.complete(id: "1"), generation: 1, now: .zero, random: &random).isEmpty)
-        #expect(machine.unsubscribeRequested("a").isEmpty)
-        #expect(machine.unsubscribeRequested("b") == [.send(generation: 1, .unsubscribe(id: "2"))])
+        #expect(machine.received(.complete(id: "1"), on: 1, at: .zero, random: &random).isEmpty)
+        #expect(machine.unsubscribe("a").isEmpty)
+        #expect(machine.unsubscribe("b") == [.send(1, .unsubscribe(id: "2"))])
         if case .connected = machine.phase {} else { Issue.record("the connection did not survive") }
     }
 
     @Test("AppSync: unsubscribe before start_ack sends stop only after the ack")
     mutating func stopAfterAck() {
         var machine = Machine.make(.appSyncGraphQL)
-        _ = machine.subscribeRequested(request("a"))
+        _ = machine.subscribe(request("a"))
         _ = machine.connectAndAck(window: .seconds(300))
-        #expect(machine.unsubscribeRequested("a").isEmpty)
-        #expect(machine.received(.subscriptionAck(id: "000000000001"), generation: 1, now: .zero, random: &random)
-            == [.send(generation: 1, .unsubscribe(id: "000000000001"))])
+        #expect(machine.unsubscribe("a").isEmpty)
+        #expect(machine.received(.subscriptionAck(id: "000000000001"), on: 1, at: .zero, random: &random)
+            == [.send(1, .unsubscribe(id: "000000000001"))])
     }
 
-    @Test("ids are never reused: resubscribing or reconnecting takes fresh ids; stale frames are ignored")
+    @Test("ids are never reused: resubscribing or reconnecting takes fresh ids")
     mutating func freshIDs() {
         var machine = Machine.make(.graphQLTransportWS)
-        _ = machine.subscribeRequested(request("a"))
+        _ = machine.subscribe(request("a"))
         _ = machine.connectAndAck()
-        #expect(machine.subscribeRequested(request("a")).contains(.send(generation: 1, .subscribe(id: "2", operation: operation, authorization: nil))))
-        _ = machine.closed(generation: 1, close: WebSocketClose(code: .abnormalClosure), failure: nil, now: .zero, random: &random)
-        _ = machine.timerFired(now: .seconds(2), random: &random)
-        _ = machine.opened(generation: 2, token: "t", now: .seconds(2))
-        let acked = machine.received(.connectionAck(keepAliveWindow: nil), generation: 2, now: .seconds(2), random: &random)
-        #expect(acked.contains(.send(generation: 2, .subscribe(id: "3", operation: operation, authorization: nil))))
-        #expect(machine.received(.next(id: "3", data: Data("{}".utf8), errors: []), generation: 1, now: .seconds(3), random: &random).isEmpty,
-                "a frame of the old socket delivered")
-        #expect(machine.received(.next(id: "3", data: Data("{}".utf8), errors: []), generation: 2, now: .seconds(3), random: &random)
+        #expect(machine.subscribe(request("a")).contains(.send(1, .subscribe(id: "2", operation: operation, authorization: nil))))
+        _ = machine.closed(1, close: WebSocketClose(code: .abnormalClosure), error: nil, at: .zero, random: &random)
+        _ = machine.timerFired(at: .seconds(2), random: &random)
+        _ = machine.opened(2, handshake: "t", at: .seconds(2))
+        let acked = machine.received(.connectionAck(keepAliveWindow: nil), on: 2, at: .seconds(2), random: &random)
+        #expect(acked.contains(.send(2, .subscribe(id: "3", operation: operation, authorization: nil))))
+        // A frame of the old socket never reaches the machine: the driver no longer holds socket 1
+        // and drops it ("a frame of a socket the driver closed is dropped" in TransportDriverTests).
+        #expect(machine.currentConnection == 2, "socket 1 was given up")
+        #expect(machine.received(.next(id: "3", data: Data("{}".utf8), errors: []), on: 2, at: .seconds(3), random: &random)
             .contains(.deliver("a", Data("{}".utf8))))
     }
 }
@@ -189,35 +192,35 @@ struct GraphQLStateMachineTimeoutTests {
     @Test("no ack within the ack timeout: close, a network error naming the connection-ack timeout, reconnect per policy; an early timer does nothing")
     mutating func ackTimeout() {
         var machine = Machine.make(.graphQLTransportWS)
-        _ = machine.connectRequested()
-        _ = machine.opened(generation: 1, token: "t", now: .seconds(1))
-        #expect(machine.timerFired(now: .seconds(10), random: &random).isEmpty)
-        let timedOut = machine.timerFired(now: .seconds(11), random: &random)
+        _ = machine.connect()
+        _ = machine.opened(1, handshake: "t", at: .seconds(1))
+        #expect(machine.timerFired(at: .seconds(10), random: &random).isEmpty)
+        let timedOut = machine.timerFired(at: .seconds(11), random: &random)
         #expect(timedOut.contains(.report(.error(SwitchboardError(code: .network, message: "connection-ack timeout: no connection_ack within 10 s")))))
         #expect(timedOut.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 2, delay: .seconds(2))))))
-        #expect(machine.timerFired(now: .seconds(13), random: &random)
-            == [.report(.connectionStateChanged(.connecting(attempt: 2))), .open(generation: 2, tokenReason: .connect)])
+        #expect(machine.timerFired(at: .seconds(13), random: &random)
+            == [.report(.connectionStateChanged(.connecting(attempt: 2))), .open(2, reason: .connect)])
     }
 
     @Test("a policy limit stops reconnecting with the error in disconnected")
     mutating func policyStops() {
         var machine = Machine.make(.graphQLWS, policy: .fixedDelay(.seconds(1), maxAttempts: 1))
         _ = machine.connectAndAck()
-        let lost = machine.closed(generation: 1, close: nil, failure: nil, now: .zero, random: &random)
+        let lost = machine.closed(1, close: nil, error: nil, at: .zero, random: &random)
         #expect(lost.contains(.report(.connectionStateChanged(.waitingToReconnect(attempt: 1, delay: .seconds(1))))))
-        _ = machine.timerFired(now: .seconds(1), random: &random)
-        let failed = machine.openFailed(generation: 2, error: SwitchboardError(code: .network, message: "refused"),
-                                        now: .seconds(1), random: &random)
+        _ = machine.timerFired(at: .seconds(1), random: &random)
+        let failed = machine.openFailed(2, GraphQLDialect.classify(SwitchboardError(code: .network, message: "refused")),
+                                        at: .seconds(1), random: &random)
         #expect(failed.contains(.report(.connectionStateChanged(.disconnected(SwitchboardError(code: .network, message: "refused"))))))
     }
 
     @Test("AppSync throttling without an id is an error that ends nothing")
     mutating func throttling() {
         var machine = Machine.make(.appSyncGraphQL)
-        _ = machine.subscribeRequested(request("a"))
+        _ = machine.subscribe(request("a"))
         _ = machine.connectAndAck(window: .seconds(300))
         let actions = machine.received(.error(id: nil, errors: [.init(message: "slow down", errorType: "LimitExceededError")]),
-                                       generation: 1, now: .seconds(1), random: &random)
+                                       on: 1, at: .seconds(1), random: &random)
         #expect(actions.contains { if case .report(.error(let e)) = $0 { e.message.contains("LimitExceededError") } else { false } })
         #expect(machine.held["a"] != nil)
     }
@@ -226,17 +229,17 @@ struct GraphQLStateMachineTimeoutTests {
     mutating func noReconnectWhenSignedOut() {
         var machine = Machine.make(.graphQLWS)
         _ = machine.connectAndAck()
-        _ = machine.closed(generation: 1, close: WebSocketClose(code: .goingAway), failure: nil, now: .zero, random: &random)
-        #expect(machine.disconnectRequested() == [.report(.connectionStateChanged(.idle))])
-        #expect(machine.timerFired(now: .seconds(5), random: &random).isEmpty)
+        _ = machine.closed(1, close: WebSocketClose(code: .goingAway), error: nil, at: .zero, random: &random)
+        #expect(machine.disconnect() == [.report(.connectionStateChanged(.idle))])
+        #expect(machine.timerFired(at: .seconds(5), random: &random).isEmpty)
     }
 
     @Test("a 403 handshake refreshes the token once")
     mutating func handshake403() {
         var machine = Machine.make(.appSyncGraphQL)
-        _ = machine.connectRequested()
-        let actions = machine.openFailed(generation: 1, error: WebSocketHandshakeError(reason: .unexpectedStatus(403)),
-                                         now: .zero, random: &random)
-        #expect(actions.contains(.open(generation: 2, tokenReason: .refreshAfterRejection)))
+        _ = machine.connect()
+        let actions = machine.openFailed(1, GraphQLDialect.classify(WebSocketHandshakeError(reason: .unexpectedStatus(403))),
+                                         at: .zero, random: &random)
+        #expect(actions.contains(.open(2, reason: .refreshAfterRejection)))
     }
 }

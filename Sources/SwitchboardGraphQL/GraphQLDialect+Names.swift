@@ -1,27 +1,6 @@
-import Foundation
 import SwitchboardCore
 
-extension GraphQLTransport {
-    /// Feeds one socket's frames, tagged with its generation, straight into the driver's inputs
-    /// as the socket yields them (no reading task in between), so frames of an abandoned socket
-    /// are recognised and dropped by the state machine. After a close frame, the end is not
-    /// reported again.
-    func startReading(_ socket: any WebSocketConnection, generation: Int, elapsed: Elapsed) {
-        let inputs = inputContinuation
-        let closed = LockedValue(false)
-        socket.inbound.forward { item in
-            switch item {
-            case .success(let event)?:
-                if case .closed = event { closed.withLock { $0 = true } }
-                inputs.yield(.inbound(generation: generation, event, receivedAt: elapsed.now()))
-            case nil:
-                if !closed.withLock({ $0 }) { inputs.yield(.inboundEnded(generation: generation, error: nil)) }
-            case .failure(let error)?:
-                if !closed.withLock({ $0 }) { inputs.yield(.inboundEnded(generation: generation, error: error)) }
-            }
-        }
-    }
-
+extension GraphQLDialect {
     /// A per-transport prefix for wire ids: for AppSync the first 20 hex digits of a UUID-shaped
     /// id (the counter fills the last 12), for the others a short tag.
     static func idPrefix(dialect: GraphQLProtocol, random: inout some RandomNumberGenerator) -> String {
@@ -39,13 +18,7 @@ extension GraphQLTransport {
         return "\(a)-\(b)-\(c)-\(d)-"
     }
 
-    /// Describes an error for a log line without anything that could carry a credential.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? SwitchboardError { return "\(error.code): \(error.message)" }
-        if let error = error as? WebSocketHandshakeError { return error.description }
-        return String(describing: type(of: error))
-    }
-
+    /// A server frame's kind and id for the trace log (never its payload).
     static func kind(of message: GraphQLServerMessage) -> String {
         switch message {
         case .connectionAck: "connection_ack"
@@ -60,6 +33,7 @@ extension GraphQLTransport {
         }
     }
 
+    /// A client frame's kind and id for the trace log (never its payload, which may carry a token).
     static func kind(of message: GraphQLClientMessage) -> String {
         switch message {
         case .connectionInit: "connection_init"

@@ -1,0 +1,37 @@
+import SwitchboardCore
+
+/// The AppSync machine as the shared driver's ``/SwitchboardCore/ConnectionMachine``: the
+/// commands the driver passes on in its own terms, and shutting down.
+extension AppSyncConnectionMachine: ConnectionMachine {
+    typealias ServerMessage = AppSyncServerMessage
+    typealias ClientMessage = Outbound
+    typealias Delivery = [String]
+
+    /// Subscribes to the channel of `request` (validated by the transport, with its leading `/`).
+    mutating func subscribe(_ request: SubscriptionRequest) -> [Action] {
+        guard case .channel(let channel) = request.target else { return [] }
+        return subscribe(key: request.key, channel: channel)
+    }
+
+    /// Unsubscribes `key`; see ``unsubscribe(key:)``.
+    mutating func unsubscribe(_ key: SubscriptionKey) -> [Action] { unsubscribe(key: key) }
+
+    /// Socket `connection` opened; see ``opened(_:at:)``.
+    mutating func opened(_ connection: ConnectionID, handshake: Void, at now: Duration) -> [Action] {
+        opened(connection, at: now)
+    }
+
+    /// The owner shut the transport down: every socket is closed (going away) and nothing more
+    /// happens. The transport has already answered the waiting publishes.
+    mutating func shutDown() -> [Action] {
+        var actions: [Action] = []
+        if isLive { actions.append(.close(current, code: .goingAway, reason: "")) }
+        if let candidate { actions.append(.close(candidate.id, code: .goingAway, reason: "")) }
+        if let retiring { actions.append(.close(retiring.id, code: .goingAway, reason: "")) }
+        candidate = nil
+        retiring = nil
+        signedIn = false
+        phase = .stopped
+        return actions + [.report(.connectionStateChanged(.shutDown)), .finish]
+    }
+}

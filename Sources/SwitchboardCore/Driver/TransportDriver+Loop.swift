@@ -1,0 +1,261 @@
+import Foundation
+import Logging
+
+extension TransportDriver {
+    /// A socket the loop holds.
+    package struct Socket {
+        /// Where the socket is in its one life.
+        package enum Stage {
+            /// Being opened in a child task.
+            case opening
+            /// Open: frames are read and sent.
+            case open(any WebSocketConnection)
+            /// Retired: closed by the client, read until the server's close; nothing is sent.
+            case draining
+        }
+
+        /// The socket's id.
+        package var id: ConnectionID
+        /// Where it is.
+        package var stage: Stage
+    }
+
+    /// The mutable side of one `run()`: the machine, the held sockets and the timer. Lives on the
+    /// loop's task only.
+    package struct Loop {
+        /// The driver.
+        package let driver: TransportDriver
+        /// Every instant the machine sees.
+        package let clock: ElapsedClock
+        /// The deadline the newest timer child sleeps towards (nil once it fired).
+        package let timerTarget = LockedValue<Duration?>(nil)
+        /// The machine.
+        package var machine: Machine
+        /// The dialect's state.
+        package var state: Dialect.State
+        /// The random source for the machine.
+        package var random: DriverRandom
+        /// Who the transport connects as; nil when signed out.
+        package var identity: TransportIdentity?
+        /// The sockets held: at most a few (AppSync holds three while it replaces its connection),
+        /// so a list is faster to search than a dictionary.
+        package var sockets: [Socket] = []
+        /// The deadline a timer child sleeps towards, as far as the loop knows.
+        package var armed: Duration?
+        /// Whether this identity's connection was up before: the next open is a reconnect.
+        package var wasConnected = false
+        /// Set by ``DriverAction/finish``.
+        package var finished = false
+
+        /// Starts a loop.
+        package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
+            self.driver = driver
+            self.clock = ElapsedClock(driver.clock)
+            self.machine = machine
+            self.state = state
+            self.random = random
+        }
+
+        /// The transport's logger.
+        package var logger: Logger { driver.dialect.logger }
+
+        /// Feeds one input to the machine (or drops it, if it comes from a socket no longer
+        /// held) and performs the actions.
+        @inlinable
+        package mutating func handle(_ input: Input, group: inout DiscardingTaskGroup) async {
+            // A frame counts from its arrival, not from when it is handled (a keep-alive deadline
+            // must not move because the loop was busy).
+            let now: Duration =
+                switch input {
+                case .inbound(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
+                default: clock.now()
+                }
+            switch input {
+            case .inbound(let id, .message(let message), _):
+                guard isHeld(id) else { return }
+                switch driver.dialect.decode(message, on: id) {
+                case .success(let decoded)?: await perform(machine.received(decoded, on: id, at: now, random: &random), group: &group)
+                case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: now), group: &group)
+                case nil: break
+                }
+            case .inbound(let id, .closed(let close), _):
+                guard remove(id) != nil else { return }
+                logger.debug("socket closed", metadata: ["switchboard.connection": "\(id)", "switchboard.close": "\(close.code)"])
+                await perform(machine.closed(id, close: close, error: nil, at: now, random: &random), group: &group)
+            case .ended(let id, let error):
+                guard remove(id) != nil else { return }
+                await perform(machine.closed(id, close: nil, error: error, at: now, random: &random), group: &group)
+            case .timer:
+                armed = nil
+                await perform(machine.timerFired(at: now, random: &random), group: &group)
+            default:
+                await handleOther(input, at: now, group: &group)
+            }
+            rearm(group: &group)
+        }
+
+        /// The inputs that are not a socket's frames.
+        package mutating func handleOther(_ input: Input, at now: Duration, group: inout DiscardingTaskGroup) async {
+            switch input {
+            case .connect(let next):
+                identity = next
+                wasConnected = false
+                await perform(machine.connect(), group: &group)
+            case .disconnect:
+                identity = nil
+                await perform(machine.disconnect(), group: &group)
+            case .subscribe(let request):
+                await perform(machine.subscribe(request), group: &group)
+            case .unsubscribe(let key):
+                await perform(machine.unsubscribe(key), group: &group)
+            case .verifyConnection(let timeout):
+                await perform(machine.verifyConnection(timeout: timeout, at: now), group: &group)
+            case .command(let command):
+                await perform(driver.dialect.handle(command, machine: &machine, state: &state, at: now, random: &random), group: &group)
+            case .shutDown:
+                driver.dialect.shutDown(state: &state)
+                await perform(machine.shutDown(), group: &group)
+            case .opened(let id, let connection, let handshake):
+                guard let index = sockets.firstIndex(where: { $0.id == id }), case .opening = sockets[index].stage else {
+                    // Opened after the machine gave it up: it never delivers anything.
+                    group.addTask { await connection.close(code: .normalClosure, reason: "stale connection") }
+                    return
+                }
+                sockets[index].stage = .open(connection)
+                logger.debug("socket open", metadata: ["switchboard.connection": "\(id)"])
+                forward(connection, id: id)
+                await perform(machine.opened(id, handshake: handshake, at: now), group: &group)
+            case .openFailed(let id, let failure):
+                guard remove(id) != nil else { return }
+                logger.debug("connect failed", metadata: [
+                    "switchboard.connection": "\(id)", "switchboard.error": "\(SwitchboardError.logDescription(failure.error))",
+                ])
+                await perform(machine.openFailed(id, failure, at: now, random: &random), group: &group)
+            case .ponged(let id, let roundTrip, _):
+                guard openConnection(id) != nil else { return }
+                logger.trace("pong", metadata: ["switchboard.connection": "\(id)", "switchboard.round_trip": "\(roundTrip)"])
+                await perform(machine.pongReceived(on: id, at: now), group: &group)
+            case .pingFailed(let id, let error):
+                guard openConnection(id) != nil else { return }
+                logger.debug("ping failed", metadata: [
+                    "switchboard.connection": "\(id)", "switchboard.error": "\(SwitchboardError.logDescription(error))",
+                ])
+                await perform(machine.pingFailed(on: id, error, at: now), group: &group)
+            case .authorized(let id, let authorized):
+                // A socket closed or replaced meanwhile: dropped. The machine has already sent the
+                // message again on the new socket if it still wants it.
+                guard let connection = openConnection(id) else { return }
+                switch authorized {
+                case .frame(let text, let kind):
+                    await send(text, kind: kind, on: connection, id: id)
+                case .refused(let command):
+                    await perform(driver.dialect.handle(command, machine: &machine, state: &state, at: now, random: &random), group: &group)
+                case .skip:
+                    break
+                }
+            case .inbound, .ended, .timer:
+                break
+            }
+        }
+
+        /// Keeps a timer child sleeping towards the machine's next deadline. Some child always
+        /// wakes at or before it: a later deadline keeps the current child sleeping (it wakes
+        /// early once and the loop arms again), an earlier one (or one after none) starts another,
+        /// which the older child recognises on waking and ends without a word.
+        @inlinable
+        package mutating func rearm(group: inout DiscardingTaskGroup) {
+            guard let deadline = machine.nextDeadline else { return }
+            if let armed, armed <= deadline { return }
+            armed = deadline
+            timerTarget.withLock { $0 = deadline }
+            let target = timerTarget
+            let clock = clock
+            let inputs = driver.inputContinuation
+            group.addTask {
+                do { try await clock.sleep(until: deadline) } catch { return }
+                let fire = target.withLock { wanted -> Bool in
+                    guard wanted == deadline else { return false }
+                    wanted = nil
+                    return true
+                }
+                if fire { inputs.yield(.timer) }
+            }
+        }
+
+        /// After ``DriverAction/finish``: closes what is still open and stops the timer.
+        package mutating func stop(group: inout DiscardingTaskGroup) {
+            for socket in sockets {
+                if case .open(let connection) = socket.stage {
+                    group.addTask { await connection.close(code: .goingAway, reason: "") }
+                }
+            }
+            sockets.removeAll()
+            timerTarget.withLock { $0 = nil }
+        }
+
+        // MARK: Sockets
+
+        /// Whether the loop holds `id` (open or draining).
+        @inlinable
+        package func isHeld(_ id: ConnectionID) -> Bool {
+            for socket in sockets where socket.id == id {
+                if case .opening = socket.stage { return false }
+                return true
+            }
+            return false
+        }
+
+        /// The socket `id` if it is open.
+        package func openConnection(_ id: ConnectionID) -> (any WebSocketConnection)? {
+            for socket in sockets where socket.id == id {
+                if case .open(let connection) = socket.stage { return connection }
+            }
+            return nil
+        }
+
+        /// Forgets `id`; returns its stage, nil if it was not held.
+        package mutating func remove(_ id: ConnectionID) -> Socket.Stage? {
+            guard let index = sockets.firstIndex(where: { $0.id == id }) else { return nil }
+            return sockets.remove(at: index).stage
+        }
+
+        /// Feeds one socket's frames, tagged with its id, straight into the loop's inputs as the
+        /// socket yields them, then its end.
+        package func forward(_ connection: any WebSocketConnection, id: ConnectionID) {
+            let inputs = driver.inputContinuation
+            let clock = clock
+            connection.inbound.forward { item in
+                switch item {
+                case .success(let event)?: inputs.yield(.inbound(id, event, receivedAt: clock.now()))
+                case nil: inputs.yield(.ended(id, nil))
+                case .failure(let error)?: inputs.yield(.ended(id, error))
+                }
+            }
+        }
+
+        /// Sends one encoded frame. Never logs the text: it may carry a token.
+        package func send(_ text: String, kind: String?, on connection: any WebSocketConnection, id: ConnectionID) async {
+            var metadata: Logger.Metadata = ["switchboard.connection": "\(id)", "switchboard.bytes": "\(text.utf8.count)"]
+            if let kind { metadata["switchboard.frame"] = "\(kind)" }
+            logger.trace("frame out", metadata: metadata)
+            do {
+                try await connection.send(.text(text))
+            } catch {
+                // The socket's end follows, and the machine decides what comes next.
+                logger.debug("send failed", metadata: ["switchboard.error": "\(SwitchboardError.logDescription(error))"])
+            }
+        }
+    }
+}
+
+/// The driver's random source for its machine: whatever generator the transport was configured
+/// with, usable where a concrete `RandomNumberGenerator` is needed.
+package struct DriverRandom: RandomNumberGenerator, Sendable {
+    /// The configured generator.
+    package var base: any RandomNumberGenerator & Sendable
+
+    /// - Parameter base: The configured generator.
+    package init(_ base: any RandomNumberGenerator & Sendable) { self.base = base }
+
+    package mutating func next() -> UInt64 { base.next() }
+}

@@ -1,0 +1,17 @@
+import Foundation
+import SwitchboardCore
+
+/// The GraphQL machine as the shared driver's ``/SwitchboardCore/ConnectionMachine``. Opening a
+/// socket yields the token it was opened with, for `connection_init`.
+extension GraphQLConnectionStateMachine: ConnectionMachine {
+    typealias ServerMessage = GraphQLServerMessage
+    typealias ClientMessage = GraphQLClientMessage
+    typealias Delivery = Data
+    typealias Handshake = String?
+
+    /// A frame that could not be decoded is reported; the connection and its deadlines stay as
+    /// they are.
+    mutating func receivedGarbage(_ error: SwitchboardError, on connection: ConnectionID, at now: Duration) -> [Action] {
+        [.report(.error(error))]
+    }
+}
