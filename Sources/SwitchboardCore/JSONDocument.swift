@@ -159,34 +159,49 @@ package struct JSONDocument: Sendable {
         return node.kind == .string ? bytes[(node.start - 1)..<(node.end + 1)] : bytes[node.start..<node.end]
     }
 
+    /// The string's bytes with its escapes resolved, written straight into the result's storage
+    /// (an escaped string is never longer than its source).
     private func unescaped(_ node: Node) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(node.end - node.start)
-        var position = node.start
-        while position < node.end {
-            // Copy the run up to the next escape in one go.
-            let run = bytes[position..<node.end].firstIndex(of: UInt8(ascii: "\\")) ?? node.end
-            output.append(contentsOf: bytes[position..<run])
-            position = run
-            guard position < node.end else { break }
-            let escape = bytes[position + 1]
-            position += 2
-            switch escape {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "u"):
-                // The parser admitted only escapes outside the surrogate range.
-                var scalar: UInt32 = 0
-                for offset in 0..<4 { scalar = scalar << 4 | UInt32(Parser.hexValue(bytes[position + offset])) }
-                position += 4
-                output.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
-            default: output.append(escape)
+        bytes.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: node.end - node.start) { output, count in
+                var position = node.start
+                var written = 0
+                while position < node.end {
+                    let byte = source[position]
+                    guard byte == UInt8(ascii: "\\") else {
+                        output[written] = byte
+                        written += 1
+                        position += 1
+                        continue
+                    }
+                    let escape = source[position + 1]
+                    position += 2
+                    let resolved: UInt8
+                    switch escape {
+                    case UInt8(ascii: "b"): resolved = 0x08
+                    case UInt8(ascii: "f"): resolved = 0x0C
+                    case UInt8(ascii: "n"): resolved = 0x0A
+                    case UInt8(ascii: "r"): resolved = 0x0D
+                    case UInt8(ascii: "t"): resolved = 0x09
+                    case UInt8(ascii: "u"):
+                        // The parser admitted only escapes outside the surrogate range; the six
+                        // source bytes always cover the one to three UTF-8 bytes written.
+                        var scalar: UInt32 = 0
+                        for offset in 0..<4 { scalar = scalar << 4 | UInt32(Parser.hexValue(source[position + offset])) }
+                        position += 4
+                        for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! {
+                            output[written] = unit
+                            written += 1
+                        }
+                        continue
+                    default: resolved = escape
+                    }
+                    output[written] = resolved
+                    written += 1
+                }
+                count = written
             }
         }
-        return output
     }
 }
 

@@ -39,4 +39,34 @@ struct JSONDocumentTests {
         #expect(JSONDocument(Data(bytes)) == nil)
         #expect(JSONDocument(Data(#"{"a":"é"}"#.utf8)) != nil)
     }
+
+    @Test("unescapes what JSONSerialization escapes: runs of escapes, escapes at both ends, two- and three-byte \\u escapes")
+    func unescapesLikeFoundation() throws {
+        // Strings of quotes, backslashes, control characters and non-ASCII text in every order.
+        let alphabet: [String] = ["\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "a", "Z", " ", "é", "€", "日", "{"]
+        var random = SplitMix(seed: 19)
+        for length in [0, 1, 2, 3, 17, 64, 300] {
+            let value = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined()
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: ["s": value]), as: UTF8.self)
+            let document = try #require(JSONDocument(text), "\(text)")
+            let node = try #require(document.member("s", of: document.root))
+            #expect(document.string(node) == value, "\(text)")
+            #expect(document.stringBytes(node) == Array(value.utf8))
+        }
+        let escapes = try #require(JSONDocument(#"{"s":"\u00e9\u20ac\"x\"\\"}"#))
+        #expect(escapes.string(try #require(escapes.member("s", of: escapes.root))) == "é€\"x\"\\")
+    }
+
+    /// A small seeded generator, so a failure names a reproducible input.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
 }

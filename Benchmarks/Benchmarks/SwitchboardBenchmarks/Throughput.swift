@@ -15,12 +15,23 @@ enum Throughput {
         var raw: Double
         /// Text frames per second out of a bare `NIOAsyncChannel` read loop (blast sender only).
         var bare: Double?
+        /// The process's CPU time (user and system, every thread, the sender's too) per event
+        /// while the notifier ran: less swayed by other work on the machine than the rates.
+        var notifierCPU: Duration = .zero
         var ratio: Double { notifier / raw }
     }
 
     /// Both rates with ``BlastServer`` as the sender: `events` frames each, raw engine first.
     static func blast(_ kind: TransportKind, events: Int) async throws -> Rates {
         try await BlastServer.with { server in
+            // For profiling the notifier alone (`perf record -p`): skip the other two readers.
+            if ProcessInfo.processInfo.environment["SWITCHBOARD_BENCH_NOTIFIER_ONLY"] != nil {
+                let notifier = try await notifierRate(kind, port: server.port, events: events) {
+                    let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
+                    return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
+                }
+                return Rates(notifier: notifier.rate, raw: notifier.rate, bare: notifier.rate, notifierCPU: notifier.cpuPerEvent)
+            }
             let bare = try await BareLoop.rate(kind, port: server.port, events: events) { bareID in
                 let subscription = try await server.waitForSubscription { $0.id == bareID }
                 server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) }
@@ -35,7 +46,7 @@ enum Throughput {
                 }
                 return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
             }
-            return Rates(notifier: notifier, raw: raw, bare: bare)
+            return Rates(notifier: notifier.rate, raw: raw, bare: bare, notifierCPU: notifier.cpuPerEvent)
         }
     }
 
@@ -56,7 +67,7 @@ enum Throughput {
                 try await Rig.wait("the notifier's subscriptions") { emulator.subscriptionCount >= 1 }
                 return publish
             }
-            return Rates(notifier: notifier, raw: raw)
+            return Rates(notifier: notifier.rate, raw: raw, notifierCPU: notifier.cpuPerEvent)
         }
     }
 
@@ -88,13 +99,14 @@ enum Throughput {
     static func notifierRate(
         _ kind: TransportKind, port: Int, events: Int,
         ready: @escaping @Sendable () async throws -> @Sendable () -> Void
-    ) async throws -> Double {
+    ) async throws -> (rate: Double, cpuPerEvent: Duration) {
         let notifier = Rig.notifier(kind, port: port)
         return try await Rig.running(notifier) {
             var values = await notifier.archiveValues().makeAsyncIterator()
             let send = try await ready()
             let clock = ContinuousClock()
             let began = clock.now
+            let cpuBefore = processCPUTime()
             async let sent: Void = send()
             var received = 0
             while received < events {
@@ -102,8 +114,17 @@ enum Throughput {
                 received += 1
             }
             await sent
-            return Double(events) / began.duration(to: clock.now).seconds
+            let cpu = processCPUTime() - cpuBefore
+            return (Double(events) / began.duration(to: clock.now).seconds, cpu / events)
         }
+    }
+
+    /// User plus system CPU time of the whole process so far.
+    static func processCPUTime() -> Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
+        return duration(usage.ru_utime) + duration(usage.ru_stime)
     }
 }
 

@@ -39,10 +39,12 @@ struct Subscriber: Sendable {
     let id: UInt64
     let priority: EventPriority
     let scope: Scope
-    /// The type check plus the user's filter. Called outside the lock.
+    /// The type check plus the user's filter, for choosing what a replay delivers. Called
+    /// outside the lock.
     let accepts: @Sendable (AnyEventRecord) -> Bool
-    /// Hands an accepted record to the handler or stream. Called outside the lock.
-    let receive: @Sendable (AnyEventRecord) -> DeliveryOutcome
+    /// Hands a record to the handler or stream; with `filtering`, only if the user's filter
+    /// accepts it (the event is cast to its type once for both). Called outside the lock.
+    let receive: @Sendable (_ record: AnyEventRecord, _ filtering: Bool) -> DeliveryOutcome
 
     /// Whether `self` is called before `other` for the same event.
     func precedes(_ other: Subscriber) -> Bool {
@@ -172,7 +174,7 @@ extension EventBroker {
         scope: Subscriber.Scope,
         replay: Int,
         accepts: @escaping @Sendable (AnyEventRecord) -> Bool,
-        receive: @escaping @Sendable (AnyEventRecord) -> DeliveryOutcome
+        receive: @escaping @Sendable (AnyEventRecord, Bool) -> DeliveryOutcome
     ) {
         let subscriber = Subscriber(id: id, priority: priority, scope: scope, accepts: accepts, receive: receive)
         let (count, snapshot) = state.withLock { state in

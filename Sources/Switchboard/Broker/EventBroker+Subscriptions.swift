@@ -28,8 +28,9 @@ extension EventBroker {
             scope: .event(E.self),
             replay: replay,
             accepts: Self.typedFilter(E.self, filter),
-            receive: { record in
+            receive: { record, filtering in
                 guard let typed = record.record(as: E.self) else { return .delivered }
+                if filtering, let filter, !filter(typed) { return .delivered }
                 return Self.call(handler, with: typed)
             }
         )
@@ -63,7 +64,10 @@ extension EventBroker {
             scope: .category(category),
             replay: replay,
             accepts: { record in filter?(record) ?? true },
-            receive: { record in Self.call(handler, with: record) }
+            receive: { record, filtering in
+                if filtering, let filter, !filter(record) { return .delivered }
+                return Self.call(handler, with: record)
+            }
         )
         return EventSubscription(broker: self, id: id)
     }
@@ -102,8 +106,9 @@ extension EventBroker {
             scope: .event(E.self),
             replay: replay,
             accepts: Self.typedFilter(E.self, filter),
-            receive: { record in
+            receive: { record, filtering in
                 guard let typed = record.record(as: E.self) else { return .delivered }
+                if filtering, let filter, !filter(typed) { return .delivered }
                 return Self.outcome(of: continuation.yield(typed), monitor: monitor) { _ in E.eventName }
             }
         )
@@ -144,8 +149,9 @@ extension EventBroker {
             scope: .category(category),
             replay: replay,
             accepts: { record in filter?(record) ?? true },
-            receive: { record in
-                Self.outcome(of: continuation.yield(record), monitor: monitor) { dropped in dropped.eventName }
+            receive: { record, filtering in
+                if filtering, let filter, !filter(record) { return .delivered }
+                return Self.outcome(of: continuation.yield(record), monitor: monitor) { dropped in dropped.eventName }
             }
         )
         return EventStream(stream)

@@ -49,6 +49,8 @@ public final class EventBroker: Sendable {
     let metrics: BrokerMetrics
     let state: LockedValue<BrokerState>
     private let interceptor: (@Sendable (AnyEventRecord) -> Bool)?
+    /// Time since the broker was made, for the dispatch-time figures.
+    private let elapsed: @Sendable () -> Duration
 
     /// Creates a broker.
     /// - Parameters:
@@ -61,25 +63,35 @@ public final class EventBroker: Sendable {
         logger: Logger? = nil,
         metricsFactory: (any MetricsFactory)? = nil
     ) {
-        self.init(configuration: configuration, logger: logger, metricsFactory: metricsFactory, interceptor: nil)
+        self.init(configuration: configuration, logger: logger, metricsFactory: metricsFactory, interceptor: nil, elapsed: nil)
     }
 
     /// Creates a broker whose publishes first go through `interceptor`.
     ///
     /// The interceptor sees every published record, outside the lock. When it returns true the
     /// broker does nothing more with the record (no history, metrics or delivery) until someone
-    /// passes it to ``deliver(_:)``. Testing support uses this for manual delivery.
+    /// passes it to ``deliver(_:)``. Testing support uses this for manual delivery. `elapsed`
+    /// measures dispatch times (time since a fixed start); nil reads a `ContinuousClock`.
     package init(
         configuration: Configuration,
         logger: Logger?,
         metricsFactory: (any MetricsFactory)?,
-        interceptor: (@Sendable (AnyEventRecord) -> Bool)?
+        interceptor: (@Sendable (AnyEventRecord) -> Bool)?,
+        elapsed: (@Sendable () -> Duration)? = nil
     ) {
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "switchboard.broker", factory: { _ in SwiftLogNoOpLogHandler() })
         self.metrics = BrokerMetrics(factory: metricsFactory ?? MetricsSystem.factory, prefix: configuration.metricsPrefix)
         self.state = LockedValue(BrokerState())
         self.interceptor = interceptor
+        self.elapsed = elapsed ?? Self.continuousElapsed()
+    }
+
+    /// The injection default of `elapsed`: a `ContinuousClock` read without an existential.
+    private static func continuousElapsed() -> @Sendable () -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     /// Publishes an event: records it in history and calls every matching subscriber before returning.
@@ -136,29 +148,32 @@ public final class EventBroker: Sendable {
     }
 
     private func dispatch(_ record: AnyEventRecord) {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = elapsed()
         let targets = state.withLock { $0.accept(record, historyCapacity: configuration.historyCapacity) }
         var outcomes = DeliveryOutcomes()
-        for subscriber in targets {
-            deliver(record, to: subscriber, filtering: true, into: &outcomes)
+        for (position, subscriber) in targets.enumerated() {
+            // The first target was subscribed when the lock was let go a moment ago; a later one
+            // may have been cancelled by a handler called before it.
+            deliver(record, to: subscriber, filtering: true, checkSubscribed: position > 0, into: &outcomes)
         }
-        let elapsed = start.duration(to: clock.now)
-        state.withLock { $0.stats.recordDispatch(elapsed) }
-        metrics.recordPublished(record.eventName, dispatchTime: elapsed)
+        let dispatchTime = elapsed() - start
+        metrics.recordPublished(record.eventName, dispatchTime: dispatchTime)
         logger.trace(
             "Dispatched event",
             metadata: record.logMetadata.merging(["switchboard.subscriber.count": "\(targets.count)"]) { $1 }
         )
-        commit(outcomes)
+        commit(outcomes, dispatchTime: dispatchTime)
     }
 
-    /// Calls one subscriber for one record, unless it was cancelled meanwhile or its filter rejects
-    /// the record. Must be called without holding the lock.
-    func deliver(_ record: AnyEventRecord, to subscriber: Subscriber, filtering: Bool, into outcomes: inout DeliveryOutcomes) {
-        guard isSubscribed(subscriber.id) else { return }
-        if filtering, !subscriber.accepts(record) { return }
-        switch subscriber.receive(record) {
+    /// Calls one subscriber for one record, unless it was cancelled meanwhile (checked when
+    /// `checkSubscribed`) or, when `filtering`, its filter rejects the record. Must be called
+    /// without holding the lock.
+    func deliver(
+        _ record: AnyEventRecord, to subscriber: Subscriber, filtering: Bool, checkSubscribed: Bool = true,
+        into outcomes: inout DeliveryOutcomes
+    ) {
+        if checkSubscribed, !isSubscribed(subscriber.id) { return }
+        switch subscriber.receive(record, filtering) {
         case .delivered, .terminated:
             break
         case .dropped(let eventName, let overflow):
@@ -181,9 +196,13 @@ public final class EventBroker: Sendable {
     }
 
     /// Stores dead letters and drop counts gathered outside the lock, then reports them.
-    func commit(_ outcomes: DeliveryOutcomes) {
-        guard !outcomes.isEmpty else { return }
+    func commit(_ outcomes: DeliveryOutcomes, dispatchTime: Duration? = nil) {
+        if outcomes.isEmpty {
+            if let dispatchTime { state.withLock { $0.stats.recordDispatch(dispatchTime) } }
+            return
+        }
         state.withLock { state in
+            if let dispatchTime { state.stats.recordDispatch(dispatchTime) }
             state.appendDeadLetters(outcomes.deadLetters, capacity: configuration.deadLetterCapacity)
             for eventName in outcomes.dropped {
                 state.stats.dropped[eventName, default: 0] += 1

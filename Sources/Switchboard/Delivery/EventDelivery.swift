@@ -22,12 +22,13 @@ struct EventDelivery {
 
     /// Publishes one envelope on those of `descriptors` whose `eventType`s it carries.
     /// - Parameters:
-    ///   - admit: Whether a decoded value should reach consumers (catch-up's say).
+    ///   - admit: Whether a decoded value should reach consumers (catch-up's say); it computes
+    ///     the value's fingerprint only if it needs it.
     ///   - outcome: Called for each value published and each failure.
     func deliver(
         _ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute,
         metrics: NotifierMetrics, logger: Logger,
-        admit: (Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
+        admit: (() -> Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
     ) {
         guard !envelope.eventTypes.isEmpty else {
             undeliverable(envelope, eventName: "unknown", error: Self.missingEventType(envelope.payload), eventId: eventId,
@@ -52,7 +53,7 @@ struct EventDelivery {
     private func publish<Output: CatalogEvent>(
         _ type: Output.Type, envelope: EventEnvelope, document: JSONDocument?, descriptor: StreamDescriptor, eventId: String,
         route: DeliveryRoute, metrics: NotifierMetrics, logger: Logger,
-        admit: (Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
+        admit: (() -> Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
     ) {
         let metadata = EventMetadata(
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
@@ -73,7 +74,7 @@ struct EventDelivery {
         }
         // The same event looks the same on both transports once the metadata only AppSync
         // Events carries is left out: that is how a catch-up recognises what arrived live.
-        guard admit(Self.fingerprint(value, stream: descriptor.id), descriptor.id, route) else { return }
+        guard admit({ Self.fingerprint(value, stream: descriptor.id) }, descriptor.id, route) else { return }
         if let filter, !filter.shouldDeliver(value, metadata: metadata) {
             metrics.filtered.increment()
             logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])

@@ -27,7 +27,7 @@ extension BackendNotifier {
     func deliver(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
         delivery.deliver(
             envelope, to: descriptors, eventId: eventId, route: route, metrics: metrics, logger: logger,
-            admit: { admit($0, stream: $1, route: $2) },
+            admit: { admit($0(), stream: $1, route: $2) },
             outcome: { outcome in
                 switch outcome {
                 case .published(let stream, let receivedAt): recordDelivery(on: stream, receivedAt: receivedAt)

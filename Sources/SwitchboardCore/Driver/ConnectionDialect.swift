@@ -29,7 +29,8 @@ package protocol ConnectionDialect: Sendable {
     func opening(_ opening: SocketOpening, state: inout State)
 
     /// Decodes one frame; logs and counts it. Nil drops the frame without telling the machine.
-    /// On the hot path: called for every frame.
+    /// On the hot path: called for every frame, on the thread the socket delivers it on (not
+    /// the driver's loop), and for frames of a socket the driver may just have let go.
     func decode(_ message: WebSocketMessage, on connection: ConnectionID) -> Result<Machine.ServerMessage, SwitchboardError>?
 
     /// Encodes a message that needs no authorization, or says it needs one.

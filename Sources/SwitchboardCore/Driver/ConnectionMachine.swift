@@ -11,8 +11,8 @@
 /// A machine that keeps several sockets (AppSync's make-before-break replacement) uses the id to
 /// tell which of its sockets spoke, never to recognise a stale one.
 package protocol ConnectionMachine {
-    /// A decoded server frame.
-    associatedtype ServerMessage
+    /// A decoded server frame (decoded on the thread the socket delivers it on, then queued).
+    associatedtype ServerMessage: Sendable
     /// A client frame, before encoding (and authorization).
     associatedtype ClientMessage: Sendable
     /// What ``DriverAction/deliver(_:_:)`` carries for one subscription.

@@ -67,18 +67,18 @@ extension TransportDriver {
             // must not move because the loop was busy).
             let now: Duration =
                 switch input {
-                case .inbound(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
+                case .frame(_, _, let receivedAt), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
                 default: clock.now()
                 }
             switch input {
-            case .inbound(let id, .message(let message), _):
+            case .frame(let id, let decoded, _):
                 guard isHeld(id) else { return }
-                switch driver.dialect.decode(message, on: id) {
-                case .success(let decoded)?: await perform(machine.received(decoded, on: id, at: now, random: &random), group: &group)
+                switch decoded {
+                case .success(let message)?: await perform(machine.received(message, on: id, at: now, random: &random), group: &group)
                 case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: now), group: &group)
                 case nil: break
                 }
-            case .inbound(let id, .closed(let close), _):
+            case .closed(let id, let close, _):
                 guard remove(id) != nil else { return }
                 logger.debug("socket closed", metadata: ["switchboard.connection": "\(id)", "switchboard.close": "\(close.code)"])
                 await perform(machine.closed(id, close: close, error: nil, at: now, random: &random), group: &group)
@@ -153,7 +153,7 @@ extension TransportDriver {
                 case .skip:
                     break
                 }
-            case .inbound, .ended, .timer:
+            case .frame, .closed, .ended, .timer:
                 break
             }
         }
@@ -220,13 +220,19 @@ extension TransportDriver {
         }
 
         /// Feeds one socket's frames, tagged with its id, straight into the loop's inputs as the
-        /// socket yields them, then its end.
+        /// socket yields them, then its end. Each frame is decoded here, on the thread that
+        /// delivers it (the socket engine's event loop), so the codec's work runs beside the
+        /// loop's rather than on it.
         package func forward(_ connection: any WebSocketConnection, id: ConnectionID) {
             let inputs = driver.inputContinuation
             let clock = clock
+            let dialect = driver.dialect
             connection.inbound.forward { item in
                 switch item {
-                case .success(let event)?: inputs.yield(.inbound(id, event, receivedAt: clock.now()))
+                case .success(.message(let message))?:
+                    let receivedAt = clock.now()
+                    inputs.yield(.frame(id, dialect.decode(message, on: id), receivedAt: receivedAt))
+                case .success(.closed(let close))?: inputs.yield(.closed(id, close, receivedAt: clock.now()))
                 case nil: inputs.yield(.ended(id, nil))
                 case .failure(let error)?: inputs.yield(.ended(id, error))
                 }

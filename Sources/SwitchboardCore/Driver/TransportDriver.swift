@@ -42,8 +42,11 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
         case opened(ConnectionID, any WebSocketConnection, Machine.Handshake)
         /// Opening a socket failed.
         case openFailed(ConnectionID, ConnectFailure)
-        /// A frame or close frame, with the time the socket delivered it.
-        case inbound(ConnectionID, WebSocketInboundEvent, receivedAt: Duration)
+        /// A frame, decoded by the dialect as the socket delivered it (nil: dropped), with the
+        /// time it arrived.
+        case frame(ConnectionID, Result<Machine.ServerMessage, SwitchboardError>?, receivedAt: Duration)
+        /// A close frame, with the time it arrived.
+        case closed(ConnectionID, WebSocketClose, receivedAt: Duration)
         /// A socket's frames ended (after a close frame, too), with the error it failed with.
         case ended(ConnectionID, (any Error)?)
         /// The timer child reached its deadline.
