@@ -122,7 +122,8 @@ enum Throughput {
     /// User plus system CPU time of the whole process so far.
     static func processCPUTime() -> Duration {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        // RUSAGE_SELF is 0 everywhere, but Glibc imports it as an enum and Darwin as an Int32.
+        getrusage(0, &usage)
         func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
         return duration(usage.ru_utime) + duration(usage.ru_stime)
     }
