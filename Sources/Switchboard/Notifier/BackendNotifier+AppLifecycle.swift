@@ -11,11 +11,10 @@ extension BackendNotifier {
     /// live: with ``Configuration/catchUp`` set, ``resume()`` fills the gap. Publishes an
     /// ``AppLifecycleEvent``. Calling it again while suspended does nothing.
     public func suspend() {
-        guard lifecycle != .shutDown, !suspended else { return }
-        suspended = true
+        guard lifecycle != .shutDown, gate.suspend() else { return }
         logger.debug("suspended: closing the connection")
         broker.publish(AppLifecycleEvent(phase: .suspended))
-        if identity != nil, pendingSwitch == nil { transport.disconnect() }
+        if session.isSignedIn, !switching.isPending { transport.disconnect() }
     }
 
     /// The app came back to the foreground: after ``suspend()``, connects again at once (no
@@ -28,14 +27,14 @@ extension BackendNotifier {
     public func resume() {
         guard lifecycle != .shutDown else { return }
         broker.publish(AppLifecycleEvent(phase: .resumed))
-        guard suspended else {
+        switch gate.resume() {
+        case .checkConnection:
             logger.debug("resumed without a suspension: checking the connection")
             checkConnection()
-            return
+        case .connect:
+            logger.debug("resumed: connecting")
+            connectIfActive()
         }
-        suspended = false
-        logger.debug("resumed: connecting")
-        connectIfActive()
     }
 
     /// The system is short of memory: drops what can be rebuilt or is only kept for inspection,
@@ -54,7 +53,7 @@ extension BackendNotifier {
         let discarded = broker.discardHistory()
         var trim = MemoryTrim(historyRecords: discarded.history, deadLetters: discarded.deadLetters)
         catchUpStep { machine, readiness in
-            let (fingerprints, remembered, actions) = machine.trimForMemory(signedIn: identity != nil, readiness: readiness)
+            let (fingerprints, remembered, actions) = machine.trimForMemory(signedIn: session.isSignedIn, readiness: readiness)
             trim.caughtUpFingerprints = fingerprints
             trim.rememberedDeliveries = remembered
             return actions
@@ -68,60 +67,38 @@ extension BackendNotifier {
 
     /// Reacts to a path the monitor reported.
     func apply(_ path: NetworkPath) {
-        let previous = networkPath
-        networkPath = path
+        let (previous, change) = gate.apply(path, connectionFacts)
         let reaction: NetworkStatusChangedEvent.Reaction
-        if previous == path {
+        switch change {
+        case .none:
             reaction = .none
-        } else if !path.isSatisfied {
-            let wasActive = isActive
-            pathLost = true
-            if wasActive {
-                // Stop waiting on a socket that cannot work; the gap is recorded as for a drop.
-                logger.debug("network path lost: closing the connection")
-                transport.disconnect()
-                reaction = .disconnected
-            } else {
-                reaction = .none
-            }
-        } else if pathLost {
-            pathLost = false
+        case .disconnect:
+            // Stop waiting on a socket that cannot work; the gap is recorded as for a drop.
+            logger.debug("network path lost: closing the connection")
+            transport.disconnect()
+            reaction = .disconnected
+        case .connect:
             logger.debug("network path back: connecting")
             reaction = connectIfActive() ? .reconnecting : .none
-        } else if let previous, previous.interfaces != path.interfaces {
+        case .checkConnection:
             logger.debug("network path changed: checking the connection", metadata: ["switchboard.path": "\(path)"])
             reaction = checkConnection() ? .checkingConnection : .none
-        } else {
-            reaction = .none
         }
         broker.publish(NetworkStatusChangedEvent(path: path, previous: previous, reaction: reaction))
     }
 
     // MARK: Connecting
 
-    /// Someone is signed in, the app is in the foreground, the path is usable and no switch is
-    /// pending: the transport should be connected.
-    var isActive: Bool {
-        identity != nil && lifecycle != .shutDown && !suspended && !pathLost && pendingSwitch == nil
-    }
-
-    /// What a transport connects as: the session's user and organization, and tokens from
-    /// whichever provider the session holds at the time of each request.
-    func transportIdentity(for identity: TransportIdentity) -> TransportIdentity {
-        let provider = tokenProvider
-        return TransportIdentity(userId: identity.userId, orgId: identity.orgId, tokens: TokenProvider { reason in
-            guard let current = provider.withLock({ $0 }) else {
-                throw SwitchboardError(code: .sessionExpired, message: "signed out")
-            }
-            return try await current.token(for: reason)
-        })
+    /// What the connection gate needs to know besides the app's lifecycle and the path.
+    var connectionFacts: ConnectionGate.Facts {
+        ConnectionGate.Facts(signedIn: session.isSignedIn, shutDown: lifecycle == .shutDown, switching: switching.isPending)
     }
 
     /// Connects the transport as the signed-in identity, unless suspended, offline or switching.
     @discardableResult
     func connectIfActive() -> Bool {
-        guard isActive, let identity else { return false }
-        transport.connect(as: transportIdentity(for: identity))
+        guard gate.wantsConnection(connectionFacts), let identity = session.identity else { return false }
+        transport.connect(as: tokens.identity(for: identity))
         return true
     }
 
@@ -129,11 +106,11 @@ extension BackendNotifier {
     /// new connection where it cannot.
     @discardableResult
     func checkConnection() -> Bool {
-        guard isActive, let identity else { return false }
+        guard gate.wantsConnection(connectionFacts), let identity = session.identity else { return false }
         if let verifying = transport as? any ConnectionVerifying {
             verifying.verifyConnection(timeout: configuration.connectionCheckTimeout)
         } else {
-            transport.connect(as: transportIdentity(for: identity))
+            transport.connect(as: tokens.identity(for: identity))
         }
         return true
     }

@@ -9,8 +9,8 @@ extension BackendNotifier {
     /// once (``JSONDocument``, by the transport that read its `eventType`s, or here); `JSONDecoder`
     /// reads it only where that parse leaves it.
     func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
-        if route == .live, holdWhileCatchingUp(envelope) { return }
-        let streams = table.streams(servedBy: envelope.subscription)
+        if route == .live, catchUp.hold(envelope) { return }
+        let streams = subscriptions.table.streams(servedBy: envelope.subscription)
         guard !streams.isEmpty else {
             metrics.unrouted.increment()
             logger.debug("event on a subscription that serves no stream", metadata: [
@@ -30,7 +30,7 @@ extension BackendNotifier {
             admit: { admit($0(), stream: $1, route: $2) },
             outcome: { outcome in
                 switch outcome {
-                case .published(let stream, let receivedAt): recordDelivery(on: stream, receivedAt: receivedAt)
+                case .published(let stream, let receivedAt): observers.statuses.recordDelivery(on: stream, receivedAt: receivedAt)
                 case .undeliverable(let error, let stream): report(error, stream: stream)
                 }
             })

@@ -12,39 +12,20 @@ extension BackendNotifier {
     /// SwiftUI. Each call returns an independent stream.
     /// - Returns: A new stream for one consumer.
     public func streamStatuses() -> AsyncStream<[NotifierStream: StreamStatus]> {
-        let (stream, continuation) = AsyncStream<[NotifierStream: StreamStatus]>.makeStream(
-            bufferingPolicy: .bufferingNewest(1))
         // Observers already there hear of any change first; all then share what was published.
         publishStreamStatuses()
-        guard lifecycle != .shutDown else {
-            continuation.yield(currentStreamStatuses())
-            continuation.finish()
-            return stream
-        }
-        let id = takeConsumerID()
-        statusBook.addObserver(id, continuation, current: currentStreamStatuses())
-        let inputs = inputContinuation
-        continuation.onTermination = { _ in inputs.yield(.observerEnded(id)) }
-        return stream
-    }
-
-    /// Notes that `stream` delivered a value received at `receivedAt`, and tells the status
-    /// observers (whichever path delivered it: live, released after a catch-up, caught up).
-    func recordDelivery(on stream: StreamID, receivedAt: Date) {
-        statusBook.recordDelivery(on: stream, receivedAt: receivedAt)
+        return observers.observeStatuses(current: currentStreamStatuses(), open: lifecycle != .shutDown, ended: observerEnded)
     }
 
     /// Tells the status observers when a stream's status changed; called after every input.
     func publishStreamStatuses() {
-        guard !statusBook.observers.isEmpty else { return }
-        statusBook.publish(currentStreamStatuses())
+        guard !observers.statuses.observers.isEmpty else { return }
+        observers.statuses.publish(currentStreamStatuses())
     }
 
-    func finishStatusObservers() { statusBook.finish() }
-
     private func currentStreamStatuses() -> StatusBook.Statuses {
-        statusBook.statuses(
+        observers.statuses.statuses(
             requested: Set(consumers.values.map(\.stream)),
-            established: connectionState == .connected ? table.establishedStreams : [])
+            established: connectionState == .connected ? subscriptions.table.establishedStreams : [])
     }
 }

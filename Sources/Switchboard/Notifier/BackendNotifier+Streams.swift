@@ -47,35 +47,18 @@ extension BackendNotifier {
     /// The connection state: the current one first, then every change. Each call returns an
     /// independent stream.
     public func connectionStates() -> AsyncStream<ConnectionState> {
-        let (stream, continuation) = AsyncStream<ConnectionState>.makeStream(
-            bufferingPolicy: configuration.bufferingPolicy.streamPolicy(of: ConnectionState.self))
-        continuation.yield(connectionState)
-        guard lifecycle != .shutDown else {
-            continuation.finish()
-            return stream
-        }
-        let id = takeConsumerID()
-        stateObservers[id] = BufferedContinuation(continuation, overflow: overflowReporter(for: "connectionStates"))
-        let inputs = inputContinuation
-        continuation.onTermination = { _ in inputs.yield(.observerEnded(id)) }
-        return stream
+        observers.observeStates(
+            current: connectionState, policy: configuration.bufferingPolicy, open: lifecycle != .shutDown,
+            overflow: overflowReporter(for: "connectionStates"), ended: observerEnded)
     }
 
     /// Every error the notifier reports: rejected subscriptions (with the server's message),
     /// an expired session, network failures and timeouts, undecodable payloads, invalid channels.
     /// Each call returns an independent stream.
     public func errors() -> AsyncStream<SwitchboardError> {
-        let (stream, continuation) = AsyncStream<SwitchboardError>.makeStream(
-            bufferingPolicy: configuration.bufferingPolicy.streamPolicy(of: SwitchboardError.self))
-        guard lifecycle != .shutDown else {
-            continuation.finish()
-            return stream
-        }
-        let id = takeConsumerID()
-        errorObservers[id] = BufferedContinuation(continuation, overflow: overflowReporter(for: "errors"))
-        let inputs = inputContinuation
-        continuation.onTermination = { _ in inputs.yield(.observerEnded(id)) }
-        return stream
+        observers.observeErrors(
+            policy: configuration.bufferingPolicy, open: lifecycle != .shutDown,
+            overflow: overflowReporter(for: "errors"), ended: observerEnded)
     }
 
     /// The current connection state.
@@ -86,6 +69,12 @@ extension BackendNotifier {
     func takeConsumerID() -> Int {
         defer { nextConsumerID += 1 }
         return nextConsumerID
+    }
+
+    /// Tells the input loop that an observer's consumer stopped iterating.
+    var observerEnded: @Sendable (Int) -> Void {
+        let inputs = inputContinuation
+        return { inputs.yield(.observerEnded($0)) }
     }
 
     /// Counts, logs and publishes the overflows of the consumer stream `stream`.

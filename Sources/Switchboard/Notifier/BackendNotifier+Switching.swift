@@ -43,7 +43,7 @@ extension BackendNotifier {
     ///   ``/SwitchboardCore/SwitchboardError/Code/shutDown`` after ``shutDown()``, or when it happens during the
     ///   switch. `CancellationError` when the caller is cancelled while waiting.
     public func switchTransport(to selection: TransportSelection) async throws {
-        while pendingSwitch != nil { try await waitForPendingSwitch() }
+        while switching.isPending { try await waitForPendingSwitch() }
         guard lifecycle != .shutDown else {
             throw SwitchboardError(code: .shutDown, message: "the notifier is shut down; cannot switch to \(selection)")
         }
@@ -60,9 +60,9 @@ extension BackendNotifier {
                     code: .invalidConfiguration,
                     message: "cannot switch to \(selection): the notifier was created without a transport factory")
             }
-            next = try Self.makeTransport(for: selection, with: transportFactory)
+            next = try selection.makeTransport(with: transportFactory)
         } catch {
-            let failure = asSwitchboardError(error, code: .invalidConfiguration)
+            let failure = SwitchboardError.wrapping(error, code: .invalidConfiguration)
             metrics.countRefusedSwitch(to: selection.kind)
             logger.info("transport switch refused; keeping the current transport", metadata: [
                 "switchboard.transport.requested": "\(selection)", "switchboard.error": "\(failure)"])
@@ -84,26 +84,6 @@ extension BackendNotifier {
 
     // MARK: Switching
 
-    /// Calls `factory` for the selection's kind and checks what it made.
-    static func makeTransport(
-        for selection: TransportSelection, with factory: TransportFactory
-    ) throws(SwitchboardError) -> any EventTransport {
-        let transport: any EventTransport
-        do {
-            transport = try factory(selection.kind)
-        } catch {
-            throw SwitchboardError(
-                code: .invalidConfiguration, message: "could not make the transport for \(selection): \(error)", cause: error)
-        }
-        guard transport.kind == selection.kind else {
-            transport.shutDown()
-            throw SwitchboardError(
-                code: .invalidConfiguration,
-                message: "the factory made a \(transport.kind) transport for transport = \(selection.kind)")
-        }
-        return transport
-    }
-
     /// Stops the current transport and, before ``run()``, puts `next` in its place at once;
     /// while running, `next` takes over once the current one's `run()` has returned.
     func beginSwitch(to next: any EventTransport, selection: TransportSelection) {
@@ -112,19 +92,16 @@ extension BackendNotifier {
         logger.debug("switching transport: stopping the current one", metadata: [
             "switchboard.transport.to": "\(selection)"])
         // From here on, whatever the previous transport still reports is stale.
-        generation += 1
+        let takeover = switching.begin(to: next, from: from, selection: selection, running: lifecycle == .running)
         // Its subscriptions end with it; the new transport gets a plan of its own.
-        _ = table.removeAll()
-        reportedPlanFailures.removeAll()
+        _ = subscriptions.table.removeAll()
+        subscriptions.forgetReportedFailures()
         previous.shutDown()
-        guard lifecycle == .running else {
+        guard takeover == .afterPreviousStops else {
             activate(next, from: from, selection: selection, staleEvents: 0)
             return
         }
-        pendingSwitch = PendingSwitch(retiringGeneration: generation - 1, next: next, from: from, selection: selection)
-        if identity != nil {
-            pendingGap = .transportSwitched(from: from, to: next.kind)
-            connectionResetRequested = false
+        if session.switchBegan(from: from, to: next.kind) {
             // The old transport's `shutDown` is not the end for consumers: the connection is
             // being made again, over the new transport.
             setConnectionState(.connecting(attempt: 1), transport: next.kind)
@@ -132,24 +109,17 @@ extension BackendNotifier {
     }
 
     /// The previous transport's `run()` returned: start the new one, connect and subscribe.
-    func completeSwitch(previousError: (any Error)?) {
-        guard let pending = pendingSwitch else { return }
-        pendingSwitch = nil
+    func completeSwitch(_ pending: Switching.Pending, previousError: (any Error)?) {
         if let previousError {
             logger.debug("previous transport ended with an error", metadata: ["switchboard.error": "\(previousError)"])
         }
         activate(pending.next, from: pending.from, selection: pending.selection, staleEvents: pending.staleEvents)
-        slotContinuation.yield(TransportSlot(generation: generation, transport: pending.next))
-        if identity != nil {
-            // Suspended or offline, the new transport connects at `resume()` or when the path returns.
-            if !connectIfActive() { setConnectionState(.idle, transport: pending.next.kind) }
-            reconcile()
-        } else {
-            setConnectionState(.idle, transport: pending.next.kind)
-        }
-        let waiters = switchWaiters.values
-        switchWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
+        slotContinuation.yield(TransportSlot(generation: switching.generation, transport: pending.next))
+        // Signed out, suspended or offline, the new transport connects at sign-in, at `resume()`
+        // or when the path returns.
+        if !connectIfActive() { setConnectionState(.idle, transport: pending.next.kind) }
+        reconcile()
+        for waiter in switching.takeWaiters() { waiter.resume() }
     }
 
     /// Makes `next` the active transport and announces it.
@@ -172,7 +142,7 @@ extension BackendNotifier {
             return
         }
         metrics.staleEvents.increment()
-        pendingSwitch?.staleEvents += 1
+        switching.countStaleEvent()
         logger.debug("dropping an event from the stopped transport", metadata: [
             "switchboard.subscription": "\(envelope.subscription)"])
     }
@@ -181,26 +151,15 @@ extension BackendNotifier {
     /// - Throws: ``SwitchboardError/Code/shutDown`` if the notifier shuts down first;
     ///   `CancellationError` if the caller is cancelled.
     func waitForPendingSwitch() async throws {
-        guard pendingSwitch != nil else { return }
+        guard switching.isPending else { return }
         let id = takeConsumerID()
         let inputs = inputContinuation
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                switchWaiters[id] = continuation
+                switching.addWaiter(id, continuation)
             }
         } onCancel: {
             inputs.yield(.switchWaitCancelled(id))
         }
-    }
-
-    // MARK: Gaps
-
-    /// Delivery has resumed after a gap in which events may have been missed: right after a
-    /// switch of transport, or a reconnect, once the connection is up again.
-    ///
-    /// It logs the gap; the catch-up itself (contract.md §6) starts right after it, in
-    /// the catch-up machine, when ``Configuration/catchUp`` is set.
-    func deliveryResumed(after gap: DeliveryGap) {
-        logger.debug("delivery resumed after a gap", metadata: ["switchboard.gap": "\(gap)"])
     }
 }

@@ -41,26 +41,15 @@ public actor BackendNotifier {
 
     /// The active transport; while a switch is pending, the one being stopped.
     var transport: any EventTransport
-    /// The generation of the transport whose events are accepted; a switch increments it, so
-    /// events still queued from the previous transport are recognised and dropped.
-    var generation: UInt64 = 0
-    /// A switch waiting for the previous transport's `run()` to return.
-    var pendingSwitch: PendingSwitch?
-    /// Callers of `switchTransport(to:)` waiting for the pending switch to complete.
-    var switchWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-    /// Why events may have been missed since delivery last stopped; handed to
-    /// ``deliveryResumed(after:)`` once connected again.
-    var pendingGap: DeliveryGap?
-    /// The notifier itself asked for the next change of connection (sign-out, another identity),
-    /// so leaving `connected` is not a gap.
-    var connectionResetRequested = false
+    /// The generation whose events are accepted, the switch of transport that waits for the
+    /// previous one to stop, and the callers waiting for it.
+    var switching = Switching()
     let activeKind: LockedValue<TransportKind>
     let transportFactory: TransportFactory?
     let slots: AsyncStream<TransportSlot>
     let slotContinuation: AsyncStream<TransportSlot>.Continuation
     let sessionSource: SessionSource
     let configuration: Configuration
-    let filter: (any EventFilter)?
     var logger: Logger
     var metrics: NotifierMetrics
     let inputs: HandOff<Input>
@@ -69,33 +58,21 @@ public actor BackendNotifier {
     let delivery: EventDelivery
 
     var lifecycle = Lifecycle.idle
-    /// The signed-in identity, as the session gave it. Transports get ``transportIdentity(for:)``.
-    var identity: TransportIdentity?
-    /// The signed-in session's token provider, which the identity transports connect with reads
-    /// at every request, so a new provider for the same user takes effect without a reconnect.
-    let tokenProvider = LockedValue<TokenProvider?>(nil)
-    /// The app is in the background (``suspend()``): no connection until ``resume()``.
-    var suspended = false
-    /// The last network path reported, if a monitor is set.
-    var networkPath: NetworkPath?
-    /// The network path is gone: no connection until it returns.
-    var pathLost = false
+    /// Who is signed in, as the session gave it, and whether a change of connection is a gap.
+    /// Transports get ``SessionTokens/identity(for:)``.
+    var session = SessionFollower()
+    /// The signed-in session's token provider, read by the identities transports connect with.
+    let tokens = SessionTokens()
+    /// Whether the app's lifecycle and the network path let the transport connect.
+    var gate = ConnectionGate()
     var consumers: [Int: Consumer] = [:]
     var nextConsumerID = 0
-    var table = SubscriptionTable()
-    var reportedPlanFailures: Set<StreamID> = []
+    var subscriptions = SubscriptionBook()
     var connectionState = ConnectionState.idle
-    var stateObservers: [Int: BufferedContinuation<ConnectionState>] = [:]
-    var errorObservers: [Int: BufferedContinuation<SwitchboardError>] = [:]
-    var statusBook = StatusBook()
-    /// Catch-up's state, when ``Configuration/catchUp`` is set; made when ``run()`` starts.
-    var catchUpMachine: CatchUpMachine?
-    let catchUpReasons: AsyncStream<CatchUpMachine.Order>
-    let catchUpRequests: AsyncStream<CatchUpMachine.Order>.Continuation
-    /// A catch-up began waiting for acknowledgements (its number): the deadline task times it.
-    let acknowledgementWaits: AsyncStream<Int>
-    let acknowledgementWaitStarted: AsyncStream<Int>.Continuation
-    let catchUpMetrics: CatchUpMetrics
+    /// The observers of connection states, errors and stream statuses.
+    var observers = ObserverBook()
+    /// Catch-up's machine (when ``Configuration/catchUp`` is set) and its queues to the runner.
+    var catchUp: CatchUpControl
 
     /// Creates a notifier over one transport.
     /// - Parameters:
@@ -124,15 +101,12 @@ public actor BackendNotifier {
         self.sessionSource = session
         self.configuration = configuration
         self.broker = broker
-        self.filter = filter
         self.delivery = EventDelivery(broker: broker, filter: filter)
         var logger = logger
         logger[metadataKey: "switchboard.transport"] = "\(transport.kind)"
         self.logger = logger
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
-        self.catchUpMetrics = CatchUpMetrics(factory: metricsFactory ?? MetricsSystem.factory)
-        (catchUpReasons, catchUpRequests) = AsyncStream<CatchUpMachine.Order>.makeStream()
-        (acknowledgementWaits, acknowledgementWaitStarted) = AsyncStream<Int>.makeStream()
+        self.catchUp = CatchUpControl(setting: configuration.catchUp, metricsFactory: metricsFactory ?? MetricsSystem.factory)
         (inputs, inputContinuation) = HandOff<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
     }
@@ -170,7 +144,7 @@ public actor BackendNotifier {
         metricsFactory: (any MetricsFactory)? = nil,
         transportFactory: @escaping TransportFactory
     ) throws {
-        let transport = try Self.makeTransport(for: selection, with: transportFactory)
+        let transport = try selection.makeTransport(with: transportFactory)
         self.init(transport: transport, session: session, configuration: configuration, broker: broker,
                   filter: filter, logger: logger, metricsFactory: metricsFactory, transportFactory: transportFactory)
     }
@@ -217,26 +191,19 @@ public actor BackendNotifier {
         }
         lifecycle = .running
         logger.debug("notifier starting")
-        slotContinuation.yield(TransportSlot(generation: generation, transport: transport))
+        slotContinuation.yield(TransportSlot(generation: switching.generation, transport: transport))
         let slots = self.slots
         let sessions = sessionSource.updates()
         let inputs = inputContinuation
-        let catchUpReasons = catchUpReasons
-        let acknowledgementWaits = acknowledgementWaits
-        if let catchUp = configuration.catchUp {
-            catchUpMachine = CatchUpMachine(
-                settings: CatchUpMachine.Settings(
-                    rememberedDeliveries: catchUp.rememberedDeliveries, subscriptionSettleTime: catchUp.subscriptionSettleTime,
-                    retries: catchUp.retries, retryDelay: catchUp.retryDelay),
-                startedAt: configuration.now())
-        }
+        let (orders, acknowledgementWaits) = (catchUp.orders, catchUp.acknowledgementWaits)
+        catchUp.start(at: configuration.now())
         await withDiscardingTaskGroup { group in
-            if let catchUp = configuration.catchUp {
+            if let setting = catchUp.setting {
                 let runner = CatchUpRunner(
-                    setting: catchUp, broker: broker, isRunning: { await self.lifecycle == .running },
+                    setting: setting, broker: broker, isRunning: { await self.lifecycle == .running },
                     deliver: { await self.deliverCaughtUp($0) }, failed: { await self.catchUpFailed($0, attempt: $1) },
                     ended: { await self.catchUpEnded($0) })
-                group.addTask { await runner.run(catchUpReasons) }
+                group.addTask { await runner.run(orders) }
                 group.addTask {
                     await runner.timeAcknowledgements(acknowledgementWaits) { wait in
                         await self.catchUpStep { $0.acknowledgementDeadlinePassed(wait, readiness: $1) }
@@ -257,7 +224,7 @@ public actor BackendNotifier {
                 }
             }
             for await input in self.inputs {
-                if case .transportFinished(let finished, let error) = input, finished == generation, pendingSwitch == nil {
+                if case .transportFinished(let finished, let error) = input, switching.isFinalEnd(of: finished) {
                     if let error { logger.debug("transport ended", metadata: ["switchboard.error": "\(error)"]) }
                     break
                 }
@@ -295,7 +262,7 @@ public actor BackendNotifier {
             }
             // Read on the actor: buffered events are taken without suspending.
             for await event in transport.events {
-                guard slot.generation == generation else {
+                guard slot.generation == switching.generation else {
                     dropStale(event)
                     continue
                 }
@@ -311,44 +278,35 @@ public actor BackendNotifier {
     func finishEverything() {
         lifecycle = .shutDown
         transport.shutDown()
-        if let pendingSwitch { pendingSwitch.next.shutDown() }
-        pendingSwitch = nil
-        let waiters = switchWaiters.values
-        switchWaiters.removeAll()
+        let (abandoned, waiters) = switching.shutDown()
+        abandoned?.shutDown()
         for waiter in waiters {
             waiter.resume(throwing: SwitchboardError(code: .shutDown, message: "the notifier shut down during a switch of transport"))
         }
         inputContinuation.finish()
         slotContinuation.finish()
-        catchUpRequests.finish()
-        acknowledgementWaitStarted.finish()
+        catchUp.finish()
         let finished = consumers.values
         consumers.removeAll()
         for consumer in finished {
             consumer.subscription.cancel()
             consumer.finish()
         }
-        for observer in stateObservers.values { observer.finish() }
-        for observer in errorObservers.values { observer.finish() }
-        stateObservers.removeAll()
-        errorObservers.removeAll()
-        finishStatusObservers()
+        observers.finish()
     }
 
     func handle(_ input: Input) {
         switch input {
-        case .session(let session): apply(session)
+        case .session(let update): apply(update)
         case .consumerEnded(let id):
             guard consumers.removeValue(forKey: id) != nil else { return }
             reconcile()
         case .observerEnded(let id):
-            stateObservers[id] = nil
-            errorObservers[id] = nil
-            statusBook.removeObserver(id)
+            observers.remove(id)
         case .transportFinished(let finished, let error):
-            if let pendingSwitch, finished == pendingSwitch.retiringGeneration { completeSwitch(previousError: error) }
+            if let pending = switching.previousStopped(finished) { completeSwitch(pending, previousError: error) }
         case .switchWaitCancelled(let id):
-            switchWaiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+            switching.removeWaiter(id)?.resume(throwing: CancellationError())
         case .networkPath(let path):
             apply(path)
         }

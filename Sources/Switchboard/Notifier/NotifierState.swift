@@ -29,19 +29,9 @@ extension BackendNotifier {
         var finish: @Sendable () -> Void
     }
 
-    /// A switch of transport that waits for the previous transport to stop.
-    struct PendingSwitch {
-        /// The generation of the transport being stopped.
-        var retiringGeneration: UInt64
-        /// The transport that takes over once the previous one's `run()` returned.
-        var next: any EventTransport
-        /// The kind being stopped.
-        var from: TransportKind
-        /// What asked for the switch.
-        var selection: TransportSelection
-        /// Events from the stopped transport dropped so far.
-        var staleEvents = 0
-    }
+    /// The notifier's switch of transport: it swaps `any EventTransport`s, and its callers wait
+    /// on continuations.
+    typealias Switching = TransportSwitch<any EventTransport, CheckedContinuation<Void, any Error>>
 
     /// Why events may have been missed between two connections.
     enum DeliveryGap: Equatable, CustomStringConvertible {
