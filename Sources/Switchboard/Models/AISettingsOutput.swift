@@ -4,7 +4,7 @@ import Foundation
 ///
 /// On the legacy transport it decodes from a GraphQL `OrganizationState` (other fields are
 /// ignored); its `AIControlSetting` field decodes into ``aiControlSetting``.
-public struct AISettingsOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+public struct AISettingsOutput: SwitchboardEvent, Equatable, Hashable, Codable, PayloadModel {
     /// The organization category.
     public static let category = EventCategory.organization
     /// `organization.aiSettings`.
@@ -44,27 +44,16 @@ public struct AISettingsOutput: SwitchboardEvent, Equatable, Hashable, Codable {
         .eventType, .timestamp, .orgId, .aiControlSetting, .legacyAIControlSetting
     )
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
-        self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            orgId: try container.decodeIfPresent(String.self, forKey: .orgId),
-            aiControlSetting: try container.decodeAIControlSettingIfPresent()
-        )
+    package init<Fields: PayloadFields>(fields: Fields) throws {
+        self.init()
+        try decodeHeader(from: fields)
+        orgId = try fields.decodeIfPresent(String.self, forKey: .orgId)
+        aiControlSetting = try fields.decodeAIControlSettingIfPresent()
     }
 
-    /// Encodes the event under the new field names; nil fields are omitted.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeHeader(into: &container)
         try container.encodeIfPresent(orgId, forKey: .orgId)
         try container.encodeIfPresent(aiControlSetting, forKey: .aiControlSetting)
     }

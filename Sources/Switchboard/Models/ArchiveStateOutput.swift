@@ -5,7 +5,7 @@ import Foundation
 /// On the legacy transport it decodes from a GraphQL `ArchiveState`, whose sizes are GraphQL
 /// `Float`s (`3000000000.0`, `3.0E9`); integral floats are accepted for ``videoSize`` and
 /// ``cloudSize``, a fraction is a decoding error.
-public struct ArchiveStateOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+public struct ArchiveStateOutput: SwitchboardEvent, Equatable, Hashable, Codable, DevicePayloadModel {
     /// The device category.
     public static let category = EventCategory.device
     /// `archive`.
@@ -88,37 +88,21 @@ public struct ArchiveStateOutput: SwitchboardEvent, Equatable, Hashable, Codable
         PayloadKey.names(.archiveId, .status, .videoLength, .videoSize, .cloudSize, .hasH265, .createdAt)
     )
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
-        let device = try DeviceFields(from: container)
-        self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            orgId: device.orgId, siteId: device.siteId, thingName: device.thingName,
-            derivant: device.derivant, mac: device.mac,
-            archiveId: try container.decodeIfPresent(String.self, forKey: .archiveId),
-            status: try container.decodeIfPresent(ArchiveStatus.self, forKey: .status),
-            videoLength: try container.decodeIfPresent(Double.self, forKey: .videoLength),
-            videoSize: try container.decodeIntegerIfPresent(Int64.self, forKey: .videoSize),
-            cloudSize: try container.decodeIntegerIfPresent(Int64.self, forKey: .cloudSize),
-            hasH265: try container.decodeIfPresent(Bool.self, forKey: .hasH265),
-            createdAt: try container.decodeDateIfPresent(forKey: .createdAt)
-        )
+    package init<Fields: PayloadFields>(fields: Fields) throws {
+        self.init()
+        try decodeDeviceFields(from: fields)
+        archiveId = try fields.decodeIfPresent(String.self, forKey: .archiveId)
+        status = try fields.decodeIfPresent(ArchiveStatus.self, forKey: .status)
+        videoLength = try fields.decodeIfPresent(Double.self, forKey: .videoLength)
+        videoSize = try fields.decodeIntegerIfPresent(Int64.self, forKey: .videoSize)
+        cloudSize = try fields.decodeIntegerIfPresent(Int64.self, forKey: .cloudSize)
+        hasH265 = try fields.decodeIfPresent(Bool.self, forKey: .hasH265)
+        createdAt = try fields.decodeDateIfPresent(forKey: .createdAt)
     }
 
-    /// Encodes the event under the new field names; nil fields are omitted, sizes are integers.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
-        try DeviceFields(orgId: orgId, siteId: siteId, thingName: thingName, derivant: derivant, mac: mac)
-            .encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeDeviceFields(into: &container)
         try container.encodeIfPresent(archiveId, forKey: .archiveId)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encodeIfPresent(videoLength, forKey: .videoLength)

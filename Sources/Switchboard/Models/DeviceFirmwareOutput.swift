@@ -3,7 +3,7 @@ import Foundation
 /// A device's firmware update state changed.
 ///
 /// On the legacy transport it decodes from a GraphQL `DeviceState` (other fields are ignored).
-public struct DeviceFirmwareOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+public struct DeviceFirmwareOutput: SwitchboardEvent, Equatable, Hashable, Codable, DevicePayloadModel {
     /// The device category.
     public static let category = EventCategory.device
     /// `device.firmware`.
@@ -58,31 +58,15 @@ public struct DeviceFirmwareOutput: SwitchboardEvent, Equatable, Hashable, Codab
     /// Every wire field this model reads, legacy names included.
     package static let knownFieldNames = PayloadKey.deviceFieldNames.union(PayloadKey.names(.fwUpdateState))
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
-        let device = try DeviceFields(from: container)
-        self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            orgId: device.orgId, siteId: device.siteId, thingName: device.thingName,
-            derivant: device.derivant, mac: device.mac,
-            fwUpdateState: try container.decodeIntegerIfPresent(Int.self, forKey: .fwUpdateState)
-        )
+    package init<Fields: PayloadFields>(fields: Fields) throws {
+        self.init()
+        try decodeDeviceFields(from: fields)
+        fwUpdateState = try fields.decodeIntegerIfPresent(Int.self, forKey: .fwUpdateState)
     }
 
-    /// Encodes the event under the new field names; nil fields are omitted.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
-        try DeviceFields(orgId: orgId, siteId: siteId, thingName: thingName, derivant: derivant, mac: mac)
-            .encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeDeviceFields(into: &container)
         try container.encodeIfPresent(fwUpdateState, forKey: .fwUpdateState)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// A value this client does not know decodes to ``unknown(_:)`` instead of failing the event,
 /// and encodes back to the same text. Equality and hashing compare ``rawValue``, so
 /// `.unknown("Valid")` equals ``valid``; ``init(rawValue:)`` never produces such a value.
-public enum LicensePhase: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible {
+public enum LicensePhase: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible, OpenEnum {
     /// The license is being set up (`SetupStatus`).
     case setupStatus
     /// The license is valid (`Valid`).
@@ -29,7 +29,7 @@ public enum LicensePhase: Sendable, Hashable, Codable, RawRepresentable, CustomS
     /// Creates a phase from its wire text; text that matches no known case gives ``unknown(_:)``.
     /// - Parameter rawValue: The wire text, such as `GracePeriod`.
     public init(rawValue: String) {
-        self = Self.knownCases.first { $0.rawValue == rawValue } ?? .unknown(rawValue)
+        self = .named(rawValue)
     }
 
     /// The wire text, such as `GracePeriod`.
@@ -43,33 +43,5 @@ public enum LicensePhase: Sendable, Hashable, Codable, RawRepresentable, CustomS
         case .invalid: "Invalid"
         case .unknown(let raw): raw
         }
-    }
-
-    /// The wire text.
-    public var description: String { rawValue }
-
-    /// Decodes the phase from a JSON string.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        self.init(rawValue: try container.decode(String.self))
-    }
-
-    /// Encodes the phase as its wire text.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// Compares two phases by their wire text.
-    public static func == (lhs: LicensePhase, rhs: LicensePhase) -> Bool {
-        lhs.rawValue == rhs.rawValue
-    }
-
-    /// Hashes the wire text.
-    /// - Parameter hasher: The hasher to feed.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
     }
 }

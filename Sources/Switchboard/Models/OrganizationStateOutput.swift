@@ -5,7 +5,7 @@ import Foundation
 /// An AppSync Events payload sets the one field its `eventType` is about; a legacy GraphQL
 /// `OrganizationState` may set several. The legacy field `AIControlSetting` decodes into
 /// ``aiControlSetting`` (the new name wins when both are present).
-public struct OrganizationStateOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+public struct OrganizationStateOutput: SwitchboardEvent, Equatable, Hashable, Codable, PayloadModel {
     /// The organization category.
     public static let category = EventCategory.organization
     /// `organization`.
@@ -54,29 +54,18 @@ public struct OrganizationStateOutput: SwitchboardEvent, Equatable, Hashable, Co
         .eventType, .timestamp, .orgId, .licensePhase, .isFreePlan, .aiControlSetting, .legacyAIControlSetting
     )
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
-        self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            orgId: try container.decodeIfPresent(String.self, forKey: .orgId),
-            licensePhase: try container.decodeIfPresent(LicensePhase.self, forKey: .licensePhase),
-            isFreePlan: try container.decodeIfPresent(Bool.self, forKey: .isFreePlan),
-            aiControlSetting: try container.decodeAIControlSettingIfPresent()
-        )
+    package init<Fields: PayloadFields>(fields: Fields) throws {
+        self.init()
+        try decodeHeader(from: fields)
+        orgId = try fields.decodeIfPresent(String.self, forKey: .orgId)
+        licensePhase = try fields.decodeIfPresent(LicensePhase.self, forKey: .licensePhase)
+        isFreePlan = try fields.decodeIfPresent(Bool.self, forKey: .isFreePlan)
+        aiControlSetting = try fields.decodeAIControlSettingIfPresent()
     }
 
-    /// Encodes the event under the new field names; nil fields are omitted.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeHeader(into: &container)
         try container.encodeIfPresent(orgId, forKey: .orgId)
         try container.encodeIfPresent(licensePhase, forKey: .licensePhase)
         try container.encodeIfPresent(isFreePlan, forKey: .isFreePlan)

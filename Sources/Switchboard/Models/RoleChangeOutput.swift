@@ -1,7 +1,7 @@
 import Foundation
 
 /// The signed-in user's role changed; the app should reload what the user may see.
-public struct RoleChangeOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+public struct RoleChangeOutput: SwitchboardEvent, Equatable, Hashable, Codable, PayloadModel {
     /// The user category.
     public static let category = EventCategory.user
     /// `user.role`.
@@ -28,26 +28,15 @@ public struct RoleChangeOutput: SwitchboardEvent, Equatable, Hashable, Codable {
     /// Every wire field this model reads.
     package static let knownFieldNames = PayloadKey.names(.eventType, .timestamp, .reason)
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
-        self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            reason: try container.decodeIfPresent(String.self, forKey: .reason)
-        )
+    package init<Fields: PayloadFields>(fields: Fields) throws {
+        self.init()
+        try decodeHeader(from: fields)
+        reason = try fields.decodeIfPresent(String.self, forKey: .reason)
     }
 
-    /// Encodes the event; nil fields are omitted.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeHeader(into: &container)
         try container.encodeIfPresent(reason, forKey: .reason)
     }
 }

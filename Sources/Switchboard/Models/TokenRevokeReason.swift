@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A value this client does not know decodes to ``unknown(_:)`` instead of failing the event,
 /// and encodes back to the same text. Equality and hashing compare ``rawValue``.
-public enum TokenRevokeReason: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible {
+public enum TokenRevokeReason: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible, OpenEnum {
     /// The user changed their password (`PASSWORD_CHANGED`).
     case passwordChanged
     /// A reason this client does not know, with its wire text.
@@ -16,7 +16,7 @@ public enum TokenRevokeReason: Sendable, Hashable, Codable, RawRepresentable, Cu
     /// Creates a reason from its wire text; text that matches no known case gives ``unknown(_:)``.
     /// - Parameter rawValue: The wire text, such as `PASSWORD_CHANGED`.
     public init(rawValue: String) {
-        self = Self.knownCases.first { $0.rawValue == rawValue } ?? .unknown(rawValue)
+        self = .named(rawValue)
     }
 
     /// The wire text, such as `PASSWORD_CHANGED`.
@@ -25,33 +25,5 @@ public enum TokenRevokeReason: Sendable, Hashable, Codable, RawRepresentable, Cu
         case .passwordChanged: "PASSWORD_CHANGED"
         case .unknown(let raw): raw
         }
-    }
-
-    /// The wire text.
-    public var description: String { rawValue }
-
-    /// Decodes the reason from a JSON string.
-    /// - Parameter decoder: The decoder to read from.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        self.init(rawValue: try container.decode(String.self))
-    }
-
-    /// Encodes the reason as its wire text.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// Compares two reasons by their wire text.
-    public static func == (lhs: TokenRevokeReason, rhs: TokenRevokeReason) -> Bool {
-        lhs.rawValue == rhs.rawValue
-    }
-
-    /// Hashes the wire text.
-    /// - Parameter hasher: The hasher to feed.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rawValue)
     }
 }

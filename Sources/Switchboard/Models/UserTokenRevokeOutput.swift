@@ -2,8 +2,9 @@ import Foundation
 
 /// The backend revoked the user's tokens; the app should sign the user out.
 ///
-/// ``userId`` and ``revokedAt`` are required: a payload without either fails to decode.
-public struct UserTokenRevokeOutput: SwitchboardEvent, Equatable, Hashable, Codable {
+/// ``userId`` and ``revokedAt`` are required: decoding a payload where either is missing, null or
+/// malformed throws a `DecodingError`.
+public struct UserTokenRevokeOutput: SwitchboardEvent, Equatable, Hashable, Codable, PayloadModel {
     /// The user category.
     public static let category = EventCategory.user
     /// `user.tokenRevoke`.
@@ -47,30 +48,20 @@ public struct UserTokenRevokeOutput: SwitchboardEvent, Equatable, Hashable, Coda
         .eventType, .timestamp, .userId, .revokedAt, .reason, .requestId
     )
 
-    /// Decodes an AppSync Events or a legacy GraphQL payload; unknown fields are ignored.
-    /// - Parameter decoder: The decoder to read from.
-    /// - Throws: `DecodingError` when `userId` or `revokedAt` is missing, null or malformed.
-    public init(from decoder: any Decoder) throws {
-        try self.init(fields: decoder.container(keyedBy: PayloadKey.self))
-    }
-
     /// Reads the fields from any decoder's container, or straight from a parsed document.
-    package init<Fields: PayloadFields>(fields container: Fields) throws {
-        let header = try PayloadHeader(from: container)
+    package init<Fields: PayloadFields>(fields: Fields) throws {
         self.init(
-            eventType: header.eventType, timestamp: header.timestamp,
-            userId: try container.decode(String.self, forKey: .userId),
-            revokedAt: try container.decodeDate(forKey: .revokedAt),
-            reason: try container.decodeIfPresent(TokenRevokeReason.self, forKey: .reason),
-            requestId: try container.decodeIfPresent(String.self, forKey: .requestId)
+            eventType: try fields.decodeIfPresent(String.self, forKey: .eventType),
+            timestamp: try fields.decodeDateIfPresent(forKey: .timestamp),
+            userId: try fields.decode(String.self, forKey: .userId),
+            revokedAt: try fields.decodeDate(forKey: .revokedAt),
+            reason: try fields.decodeIfPresent(TokenRevokeReason.self, forKey: .reason),
+            requestId: try fields.decodeIfPresent(String.self, forKey: .requestId)
         )
     }
 
-    /// Encodes the event; nil fields are omitted.
-    /// - Parameter encoder: The encoder to write to.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: PayloadKey.self)
-        try PayloadHeader(eventType: eventType, timestamp: timestamp).encode(to: &container)
+    package func encodeFields(into container: inout KeyedEncodingContainer<PayloadKey>) throws {
+        try encodeHeader(into: &container)
         try container.encode(userId, forKey: .userId)
         try container.encodeDateIfPresent(revokedAt, forKey: .revokedAt)
         try container.encodeIfPresent(reason, forKey: .reason)
