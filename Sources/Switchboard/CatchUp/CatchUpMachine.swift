@@ -300,11 +300,27 @@ struct CatchUpMachine {
         chained = false
         let released = held
         held.removeAll()
-        // From now on live events arrive on the current connection (or later ones) only.
+        guard !released.isEmpty else {
+            forgetEarlierConnections(now: now)
+            return (counts.0, counts.1, [])
+        }
+        // The held envelopes arrived on the connections they name, perhaps earlier ones: they are
+        // matched against those windows and the fetched events first, and only then forgotten
+        // (``releaseDelivered(now:)``).
+        return (counts.0, counts.1, [.release(released)])
+    }
+
+    /// The envelopes of a ``Action/release(_:)`` have been delivered.
+    mutating func releaseDelivered(now: Date) {
+        forgetEarlierConnections(now: now)
+    }
+
+    /// From now on live events arrive on the current connection (or later ones) only: the
+    /// windows of earlier ones, and the fetched events none of the remaining can carry, go.
+    private mutating func forgetEarlierConnections(now: Date) {
         let current = windows[connection] ?? ConnectionWindow(opened: now)
         windows = windows.filter { $0.key >= connection }
         legacyCopies.forget(loggedBefore: current.opened)
-        return (counts.0, counts.1, released.isEmpty ? [] : [.release(released)])
     }
 
     // MARK: Memory

@@ -69,6 +69,7 @@ extension BackendNotifier {
                 catchUpRequests.yield(order)
             case .release(let held):
                 for entry in held { deliver(entry.envelope, route: .released(connection: entry.connection)) }
+                catchUpMachine?.releaseDelivered(now: configuration.now())
             }
         }
     }

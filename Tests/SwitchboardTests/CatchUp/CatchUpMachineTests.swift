@@ -52,6 +52,33 @@ struct CatchUpMachineTests {
         #expect(again.isEmpty, "the start catch-up happens once")
     }
 
+    @Test("a legacy envelope held during a catch-up and released after it is recognised as the copy of the fetched event, even after a reconnect")
+    func releasedLegacyCopy() {
+        var (machine, _) = started()
+        // Connection 1 carries "a" live while the catch-up runs: it is held.
+        let held = machine.hold(envelope("a"))
+        #expect(held)
+        // The connection drops and comes back before the catch-up ends.
+        machine.connectionClosed(at: at(100))
+        machine.attemptStarted(at: at(200))
+        machine.connectionOpened(at: at(210))
+        // The catch-up fetched "a" (logged while connection 1 was open) and delivered it.
+        let fetched = machine.admit(
+            mark("a", timestamp: at(50)), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(50)), now: at(220), readiness: ready)
+        #expect(fetched.admitted)
+        let ended = machine.ended(succeeded: true, now: at(230), readiness: ready)
+        #expect(ended.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
+        // The held live copy, released on the connection it arrived on, is not delivered again.
+        let copy = machine.admit(
+            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .released(connection: 1), now: at(231), readiness: ready)
+        #expect(!copy.admitted, "the released legacy copy of a fetched event is delivered twice")
+        machine.releaseDelivered(now: at(232))
+        // Afterwards, an equal value arriving live is a new event.
+        let later = machine.admit(
+            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(240), readiness: ready)
+        #expect(later.admitted)
+    }
+
     @Test("waits for acknowledgements: no fetch until settled, a deadline of its own wait starts it anyway")
     func acknowledgements() {
         var machine = CatchUpMachine(settings: settings, startedAt: start)
