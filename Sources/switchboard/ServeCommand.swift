@@ -14,7 +14,16 @@ struct ServeCommand: AsyncParsableCommand {
             runs against AWS AppSync Events (and, until the migration ends, the legacy GraphQL backend).
 
             Faults can be injected at runtime with POST requests to the control URL it prints \
-            (drop, abort, stall, garbage, reject-auth, latency, drop-events, reset; see `switchboard fault`).
+            (drop, abort, stall, garbage, reject-auth, latency, drop-events, reset; see `switchboard fault`); \
+            GET /control/status counts connections and subscriptions.
+
+            Publishing: POST /event is the service's HTTP publish ({"channel", "events"}: one \
+            channel, 1-5 events, each a JSON value serialized to a string). POST /events is the \
+            emulator's own batch route, which the service does not have: a JSON array of \
+            {"channel", "event"} objects (up to 1000, any channels) published in array order in one \
+            request, answered {"published": n}; the whole batch is checked first, and a bad item \
+            refuses all of it with 400 and a message naming it (events[3]: event is not valid JSON). \
+            Both take the same x-api-key or Authorization header.
 
             Examples:
               switchboard serve --port 8080 --api-key dev-key
@@ -106,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
                 console.out("Switchboard emulator on 127.0.0.1:\(endpoints.port)")
                 console.out("  AppSync Events realtime  \(endpoints.realtimeURL)")
                 console.out("  AppSync Events HTTP      \(endpoints.httpURL)")
+                console.out("  batch publish            \(endpoints.batchPublishURL)")
                 console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
                 console.out("  fault control            \(endpoints.controlURL)")
                 console.out("  auth host                \(endpoints.host)")
