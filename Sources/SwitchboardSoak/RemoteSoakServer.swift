@@ -1,33 +1,40 @@
 import Foundation
-import SwitchboardAppSync
 import SwitchboardCore
 import SwitchboardEmulator
 import SwitchboardNIO
 
-/// An emulator in another process, driven over HTTP: events go through `POST /event` (the
-/// service's own publish API, API key auth), faults through `POST /control/…`, and the
-/// subscription count comes from `GET /control/status`.
+/// An emulator in another process, driven over HTTP: events go through the emulator's batch
+/// route `POST /events` (API key auth), faults through `POST /control/…`, and the subscription
+/// count comes from `GET /control/status`.
 ///
-/// A tick's events are grouped by channel (order kept within each channel, which is each
-/// stream's order) and sent five to a request; the channels go side by side, each channel's
-/// requests one at a time, so the publisher never reorders a stream. Publishing is
-/// never retried: a retried request whose first answer was lost would publish twice.
+/// A tick's events go in one request, on one connection kept open from tick to tick
+/// (``KeepAliveHTTPConnection``), in the order given (so every stream's order holds), as
+/// a JSON array of `{"channel", "event"}` that the emulator checks whole and publishes in that
+/// order; more than the route's 1,000 go in several requests, one after the other.
+/// Before the batch route the soak sent the service's `POST /event`, five events and one channel
+/// a request: ten and more requests a tick, a new connection each, which in a debug build fell
+/// behind 500 events a second. Publishing is never retried: a retried request whose first answer
+/// was lost would publish twice.
 struct RemoteSoakServer: SoakServer {
     let endpoints: SwitchboardEmulator.Endpoints
     let apiKey: String
     private let client: NIOHTTPClient
-    private let publisher: AppSyncHTTPPublisher
+    /// The publisher's connection, kept open from tick to tick.
+    private let publishing: KeepAliveHTTPConnection
 
-    var publishTick: Duration { .milliseconds(100) }
+    /// The most events one `POST /events` carries (the emulator's limit).
+    static let maximumBatch = 1_000
+
+    var publishTick: Duration { .milliseconds(20) }
+
+    /// How many connections the publisher opened (one, unless the emulator closed it).
+    var publishConnectionsOpened: Int { publishing.connectionsOpened }
 
     init(endpoints: SwitchboardEmulator.Endpoints, apiKey: String) {
         self.endpoints = endpoints
         self.apiKey = apiKey
-        let client = NIOHTTPClient(configuration: .init(requestTimeout: .seconds(10)))
-        self.client = client
-        publisher = AppSyncHTTPPublisher(
-            url: URL(string: endpoints.httpURL)!, authorization: { _ in [(name: "x-api-key", value: apiKey)] },
-            client: Client(client: client), retryDelays: [])
+        client = NIOHTTPClient(configuration: .init(requestTimeout: .seconds(10)))
+        publishing = KeepAliveHTTPConnection(host: "127.0.0.1", port: endpoints.port)
     }
 
     /// The endpoints of an emulator at `baseURL` (`http://127.0.0.1:<port>`, a trailing path is ignored).
@@ -48,25 +55,27 @@ struct RemoteSoakServer: SoakServer {
     }
 
     func publish(_ events: [(channel: String, payload: String)]) async throws {
-        var channels: [String] = []
-        var byChannel: [String: [String]] = [:]
-        for event in events {
-            if byChannel[event.channel] == nil { channels.append(event.channel) }
-            byChannel[event.channel, default: []].append(event.payload)
-        }
-        // Channels side by side (each stream has its own), each channel's requests one at a time.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for channel in channels {
-                let payloads = byChannel[channel]!
-                group.addTask {
-                    let result = try await publisher.publish(payloads, to: channel)
-                    if let refused = result.refused.first {
-                        throw SoakError("the emulator refused an event on \(channel): \(refused.code) \(refused.message)")
-                    }
-                }
+        var next = 0
+        while next < events.count {
+            let batch = events[next..<min(events.count, next + Self.maximumBatch)]
+            let answer = try await publishing.post(
+                "/events", headers: [(name: "x-api-key", value: apiKey), (name: "content-type", value: "application/json")],
+                body: try Self.batchBody(batch))
+            guard answer.status == 200, Self.object(answer.body)?["published"] as? Int == batch.count else {
+                throw SoakError("the emulator refused a batch of \(batch.count) events: HTTP \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
             }
-            try await group.waitForAll()
+            next = batch.endIndex
         }
+    }
+
+    /// `[{"channel": …, "event": …}, …]`, in order.
+    static func batchBody(_ events: ArraySlice<(channel: String, payload: String)>) throws -> Data {
+        try JSONEncoder().encode(events.map { BatchItem(channel: $0.channel, event: $0.payload) })
+    }
+
+    private struct BatchItem: Encodable {
+        var channel: String
+        var event: String
     }
 
     func send(_ command: SoakServerCommand) async throws {
@@ -97,13 +106,4 @@ struct RemoteSoakServer: SoakServer {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int { Int((duration.seconds * 1000).rounded()) }
-
-    /// `NIOHTTPClient` as the publisher's client (it trusts loopback without URLSession).
-    private struct Client: AppSyncHTTPClient {
-        let client: NIOHTTPClient
-
-        func post(_ url: URL, headers: [(name: String, value: String)], body: Data) async throws -> (status: Int, body: Data) {
-            try await client.post(url, headers: headers, body: body)
-        }
-    }
 }

@@ -14,6 +14,9 @@ struct SoakState: Sendable {
 
     var ledger: SoakLedger
     var published = 0
+    /// The events the publisher sent on its schedule and how far behind its time its worst send
+    /// was (``PublishSchedule/largestLag``), once it finished.
+    var publishing: (events: Int, lag: Duration)?
     var connections = 0
     var lastState = ConnectionState.idle
     var errors: [String: Int] = [:]
@@ -79,9 +82,10 @@ extension SoakRun {
                 group.addTask { await sampleMemory(since: start) }
                 do {
                     try await waitForSubscriptions()
-                    let end = ContinuousClock.now + configuration.duration
+                    let begin = ContinuousClock.now
+                    let end = begin + configuration.duration
                     try await withThrowingTaskGroup(of: Void.self) { chaos in
-                        chaos.addTask { try await publish(until: end) }
+                        chaos.addTask { try await publish(from: begin, until: end) }
                         chaos.addTask { try await injectFaults(until: end) }
                         try await chaos.waitForAll()
                     }
@@ -152,18 +156,18 @@ extension SoakRun {
             }
         }
 
-        /// Publishes at the configured rate until `end`.
-        private func publish(until end: ContinuousClock.Instant) async throws {
-            let begin = ContinuousClock.now
-            var index = 0
+        /// Publishes at the configured rate from `begin` until `end`, each tick what fell due,
+        /// then whatever the last ticks left: `rate × duration` events in all.
+        private func publish(from begin: ContinuousClock.Instant, until end: ContinuousClock.Instant) async throws {
+            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration)
             while ContinuousClock.now < end {
-                let due = Int((ContinuousClock.now - begin).seconds * Double(configuration.rate))
-                if index < due {
-                    try await publish(index..<due)
-                    index = due
-                }
+                let due = schedule.due(at: ContinuousClock.now - begin)
+                if !due.isEmpty { try await publish(due) }
                 try await Task.sleep(for: server.publishTick)
             }
+            let rest = schedule.remainder(at: ContinuousClock.now - begin)
+            if !rest.isEmpty { try await publish(rest) }
+            state.withLock { $0.publishing = (schedule.sent, schedule.largestLag) }
         }
 
         private func publish(_ indices: Range<Int>) async throws {
@@ -263,6 +267,7 @@ extension SoakRun {
             report.memoryJudged = configuration.memoryTrend != nil
             report.memoryVerdicts = configuration.memoryTrend?.evaluate(snapshot.memory) ?? []
             report.quiesceTime = quiesceTime
+            report.publishing = snapshot.publishing
             report.runFailure = snapshot.runFailure
             return report
         }

@@ -36,8 +36,8 @@ enum SoakServerCommand: Sendable, Equatable {
 protocol SoakServer: Sendable {
     /// The emulator's URLs.
     var endpoints: SwitchboardEmulator.Endpoints { get }
-    /// How often the publisher sends what fell due: often in-process, where a publish is a call,
-    /// less often over HTTP, where each tick's events go in a few requests.
+    /// How often the publisher sends what fell due: every 5 ms in-process, where a publish is a
+    /// call; every 20 ms over HTTP, where each tick's events go in one request.
     var publishTick: Duration { get }
     /// The subscriptions the emulator's connections hold.
     func subscriptionCount() async throws -> Int

@@ -21,7 +21,9 @@ struct SoakCommand: AsyncParsableCommand {
             least-squares slope of anonymous memory sustained above --max-memory-slope (judged on \
             runs of 5 minutes or more after the warm-up; the rule is in the output). Faults reach \
             an emulator in another process through its POST /control endpoints, and events through \
-            its HTTP publish endpoint.
+            its batch route POST /events (every 20 ms what fell due, in order, on one kept-alive \
+            connection). Exactly --rate × --duration events are published, then one more round; the \
+            report says how far the publisher ever fell behind its schedule.
 
             Examples:
               switchboard soak --duration 5m --rate 500 --transport appsync --seed 7

@@ -15,6 +15,9 @@ struct CLISoakTests {
         #expect(result.out.last == "PASS", "\(text)")
         let memory = try #require(result.out.first { $0.hasPrefix("memory of ") }, "\(text)")
         #expect(memory.hasPrefix("memory of the client's process alone (emulator: child process "), "\(memory)")
+        // Every event of the schedule went out through POST /events, then the last round of nine.
+        #expect(result.out.contains { $0.hasPrefix("total ") && $0.split(separator: " ")[1] == "809" }, "\(text)")
+        #expect(result.out.contains { $0.hasPrefix("publishing: 800 events at 200 events/s, at most ") }, "\(text)")
         let faults = try #require(result.out.first { $0.hasPrefix("faults: ") })
         #expect(faults != "faults: none" && faults.split(separator: ",").count >= 3, "faults went through /control: \(faults)")
         // The child is gone once the soak returned: its pid no longer names a process.
