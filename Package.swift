@@ -171,6 +171,9 @@ let package = Package(
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardSync", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -303,7 +306,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchboardSoakTests",
-            dependencies: ["SwitchboardSoak", "SwitchboardTesting"],
+            dependencies: [
+                "SwitchboardSoak", "SwitchboardTesting", "SwitchboardEmulator", "SwitchboardSync", "SwitchboardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

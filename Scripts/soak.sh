@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The chaos soak (issue 8): builds `switchboard` in release and runs `switchboard soak` for
 # DURATION on each transport in turn, AppSync Events then legacy GraphQL (graphql-transport-ws).
+# Each run starts its emulator as a child `switchboard serve`, so the memory figures are the
+# client's alone (pass --emulator in-process to keep it in the soak's process).
 # Exits non-zero when any run fails: an event missing, duplicated or reordered, memory growth
-# after the warm-up, or a crash.
+# after the warm-up (a jump, or a sustained slope above --max-memory-slope, 2 MiB/hour by
+# default), or a crash.
 #
 #   Scripts/soak.sh            # 10 minutes per transport
 #   Scripts/soak.sh 3m         # 3 minutes per transport

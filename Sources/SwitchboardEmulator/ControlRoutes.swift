@@ -14,6 +14,9 @@ import SwitchboardCore
 /// - `POST /control/drop-events?transport=graphql&every=1` drops one of every `every` events
 ///   (default 1: all) delivered to that protocol's subscriptions; `every=0` stops dropping
 /// - `POST /control/reset` clears every fault
+/// - `GET /control/status` (or `POST`, for clients that only post) answers
+///   `{"connections": n, "subscriptions": m}`: the open protocol connections and the
+///   subscriptions they hold, so a driver in another process can wait until a client subscribed
 struct ControlRoutes {
     let emulator: SwitchboardEmulator
 
@@ -53,6 +56,8 @@ struct ControlRoutes {
             emulator.dropEvents(to: kind, every: every == 0 ? nil : every)
             return HTTPPublishRoute.json(.ok, [:])
         }
+        group.get("status") { _, _ in Self.status(emulator) }
+        group.post("status") { _, _ in Self.status(emulator) }
         group.post("reset") { _, _ in
             emulator.resetFaults()
             return HTTPPublishRoute.json(.ok, [:])
@@ -60,4 +65,8 @@ struct ControlRoutes {
     }
 
     static func count(_ n: Int) -> Response { HTTPPublishRoute.json(.ok, ["connections": n]) }
+
+    static func status(_ emulator: SwitchboardEmulator) -> Response {
+        HTTPPublishRoute.json(.ok, ["connections": emulator.connectionCount, "subscriptions": emulator.subscriptionCount])
+    }
 }

@@ -5,7 +5,8 @@ import HTTPTypes
 import NIOCore
 import SwitchboardCore
 
-/// `POST /event`: HTTP publishing with the same auth, rules and response shape as the service.
+/// `POST /event`: HTTP publishing with the same auth, rules and response shape as the service;
+/// and `POST /events`, the emulator's own batch publish (`HTTPPublishRoute+Batch.swift`).
 struct HTTPPublishRoute {
     let configuration: SwitchboardEmulator.Configuration
     let bus: EventBus
@@ -16,13 +17,23 @@ struct HTTPPublishRoute {
             let body = try await request.body.collect(upTo: 1 << 22)
             return self.respond(headers: request.headers, body: Data(body.readableBytesView))
         }
+        router.post("/events") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: Self.maximumBatchBytes)
+            return self.respondToBatch(headers: request.headers, body: Data(body.readableBytesView))
+        }
+    }
+
+    /// The caller the request's `x-api-key` or `Authorization` header names, if accepted.
+    func identity(_ headers: HTTPFields, _ authorizer: EmulatorAuthorizer) -> EmulatorIdentity? {
+        var auth: [String: String] = [:]
+        for field in headers { auth[field.name.canonicalName] = field.value }
+        guard case .success(let identity) = authorizer.authenticate(auth, now: now()) else { return nil }
+        return identity
     }
 
     func respond(headers: HTTPFields, body: Data) -> Response {
-        var auth: [String: String] = [:]
-        for field in headers { auth[field.name.canonicalName] = field.value }
         let authorizer = EmulatorAuthorizer(auth: configuration.auth)
-        guard case .success(let identity) = authorizer.authenticate(auth, now: now()) else {
+        guard let identity = identity(headers, authorizer) else {
             return Self.errorResponse(.unauthorized, "UnauthorizedException", "You are not authorized to make this call.")
         }
         guard let object = JSONText.decodeObject(body), let raw = object["channel"] as? String,

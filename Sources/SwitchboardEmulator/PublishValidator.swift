@@ -35,24 +35,29 @@ enum PublishValidator {
         var outcomes: [Outcome] = []
         for (index, item) in events.enumerated() {
             let identifier = index < identifiers.count ? identifiers[index] : "event-\(index)"
-            guard let text = item as? String else {
-                outcomes.append(.failed(identifier: identifier, index: index, code: "BadRequestException",
-                                        message: "event must be a JSON value serialized to a string"))
-                continue
+            switch check(event: item) {
+            case .success(let text):
+                outcomes.append(.accepted(identifier: identifier, index: index, event: text))
+            case .failure(let rejection):
+                outcomes.append(.failed(identifier: identifier, index: index, code: rejection.errorType, message: rejection.message))
             }
-            if text.utf8.count > maximumEventBytes {
-                outcomes.append(.failed(identifier: identifier, index: index, code: "EventTooLargeException",
-                                        message: "Transformed event is larger than 240KB"))
-                continue
-            }
-            guard (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else {
-                outcomes.append(.failed(identifier: identifier, index: index, code: "BadRequestException",
-                                        message: "event is not valid JSON"))
-                continue
-            }
-            outcomes.append(.accepted(identifier: identifier, index: index, event: text))
         }
         return .success(outcomes)
+    }
+
+    /// Checks one event: a JSON value serialized to a string, of at most 240 KB.
+    /// - Returns: The event's text, or why it is refused (`BadRequestException`, `EventTooLargeException`).
+    static func check(event item: Any) -> Result<String, Rejection> {
+        guard let text = item as? String else {
+            return .failure(Rejection(errorType: "BadRequestException", message: "event must be a JSON value serialized to a string"))
+        }
+        if text.utf8.count > maximumEventBytes {
+            return .failure(Rejection(errorType: "EventTooLargeException", message: "Transformed event is larger than 240KB"))
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else {
+            return .failure(Rejection(errorType: "BadRequestException", message: "event is not valid JSON"))
+        }
+        return .success(text)
     }
 
     /// The `successful` and `failed` arrays of a publish response.

@@ -101,6 +101,10 @@ extension SwitchboardEmulator {
         public var realtimeURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/event/realtime" }
         /// The AppSync Events HTTP publish URL, `http://127.0.0.1:<port>/event` (`https://` with TLS).
         public var httpURL: String { "\(httpScheme)://127.0.0.1:\(port)/event" }
+        /// The emulator's batch publish URL, `http://127.0.0.1:<port>/events` (`https://` with TLS):
+        /// a JSON array of `{"channel", "event"}` published in order in one request; the service
+        /// has no such route.
+        public var batchPublishURL: String { "\(httpScheme)://127.0.0.1:\(port)/events" }
         /// The legacy GraphQL WebSocket URL, `ws://127.0.0.1:<port>/graphql` (`graphql-ws`, `graphql-transport-ws` and the AppSync GraphQL dialect).
         public var graphQLURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/graphql" }
         /// The sync stream's WebSocket URL, `ws://127.0.0.1:<port>/v1/sync/stream` (`wss://` with TLS).

@@ -7,8 +7,9 @@ import Logging
 import SwitchboardCore
 
 /// A local server that speaks the AWS AppSync Events protocol (WebSocket `/event/realtime` and
-/// HTTP `POST /event`) and the legacy GraphQL subscriptions (WebSocket `/graphql`: `graphql-ws`,
-/// `graphql-transport-ws` and the AppSync GraphQL dialect) so Switchboard can be demonstrated and tested without a cloud account.
+/// HTTP `POST /event`, plus its own batch publish `POST /events`) and the legacy GraphQL
+/// subscriptions (WebSocket `/graphql`: `graphql-ws`, `graphql-transport-ws` and the AppSync
+/// GraphQL dialect) so Switchboard can be demonstrated and tested without a cloud account.
 ///
 /// It binds `127.0.0.1` only. Run it embedded in a test with
 /// ``withRunningEmulator(configuration:clock:_:)``:

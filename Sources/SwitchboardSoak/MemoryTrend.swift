@@ -41,33 +41,69 @@ package struct MemorySample: Sendable, Equatable {
 /// The soak's rule for memory growth. Pure.
 ///
 /// Samples before ``warmUp`` are ignored: buffers, caches, the emulator's bounded event log and
-/// the notifier's remembered deliveries fill up then. The rest is cut in thirds, and the median
-/// of the last third is compared with the median of the first: memory grew when the difference
-/// exceeds ``relativeTolerance`` of the early median or ``absoluteTolerance``, whichever is
-/// larger. Medians shrug off a single spike (a catch-up's batch, a backlog after a stall); a leak
-/// of a few bytes per event over hundreds of thousands of events does not fit in the tolerance.
-/// Applied to both the anonymous and the whole resident size.
+/// the notifier's remembered deliveries fill up then. Two checks follow, and either fails the soak.
+///
+/// - The jump: the rest is cut in thirds, and the median of the last third is compared with the
+///   median of the first: memory grew when the difference exceeds ``relativeTolerance`` of the
+///   early median or ``absoluteTolerance``, whichever is larger. Medians shrug off a single spike
+///   (a catch-up's batch, a backlog after a stall). Applied to both the anonymous and the whole
+///   resident size.
+/// - The slope: a least-squares line is fitted to the anonymous samples after the warm-up
+///   (see ``Slope``). Memory climbs when the slope stays above ``maximumSlope`` (MiB per hour)
+///   over the whole run and over each half of it, with the noise taken into account: a leak
+///   of a few MiB an hour that the jump's tolerance would pass. A single step is no slope; the
+///   jump judges it.
 package struct MemoryTrend: Sendable, Equatable {
+    /// Seconds from the start before samples count.
     package var warmUp: Double
+    /// The jump allowed, as a share of the early median.
     package var relativeTolerance: Double
+    /// The jump allowed in bytes, when larger than the relative one.
     package var absoluteTolerance: Int
     /// Fewer samples after the warm-up than this gives no verdict.
     package var minimumSamples: Int
+    /// The steepest sustained growth of anonymous memory allowed, in MiB per hour. Defaults to 2.
+    package var maximumSlope: Double
+    /// Seconds of samples after the warm-up below which the slope is reported but not judged:
+    /// a short run cannot tell a leak of a few MiB an hour from noise. Defaults to 300.
+    package var minimumSlopeSpan: Double
 
-    package init(warmUp: Double, relativeTolerance: Double = 0.10, absoluteTolerance: Int = 16 << 20, minimumSamples: Int = 6) {
+    /// Creates the rule.
+    /// - Parameters:
+    ///   - warmUp: Seconds from the start before samples count.
+    ///   - relativeTolerance: The jump allowed, as a share of the early median.
+    ///   - absoluteTolerance: The jump allowed in bytes, when larger than the relative one.
+    ///   - minimumSamples: The fewest samples after the warm-up that give a verdict.
+    ///   - maximumSlope: The steepest sustained growth of anonymous memory allowed, MiB per hour.
+    ///   - minimumSlopeSpan: Seconds of samples after the warm-up needed to judge the slope.
+    package init(
+        warmUp: Double, relativeTolerance: Double = 0.10, absoluteTolerance: Int = 16 << 20, minimumSamples: Int = 6,
+        maximumSlope: Double = 2, minimumSlopeSpan: Double = 300
+    ) {
         self.warmUp = warmUp
         self.relativeTolerance = relativeTolerance
         self.absoluteTolerance = absoluteTolerance
         self.minimumSamples = minimumSamples
+        self.maximumSlope = maximumSlope
+        self.minimumSlopeSpan = minimumSlopeSpan
     }
 
     /// The comparison for one measure.
     package struct Verdict: Sendable, Equatable {
+        /// `anon` (resident anonymous memory) or `rss` (the whole resident size).
         package var measure: String
+        /// The median of the first third after the warm-up, in bytes.
         package var early: Int
+        /// The median of the last third, in bytes.
         package var late: Int
+        /// How much `late` may exceed `early`, in bytes.
         package var allowance: Int
+        /// The line fitted after the warm-up; only for `anon`.
+        package var slope: Slope?
+        /// Whether memory jumped by more than the allowance.
         package var grew: Bool { late - early > allowance }
+        /// Whether memory climbed steadily faster than the rule allows.
+        package var climbs: Bool { slope?.climbs ?? false }
     }
 
     /// The verdicts, one per measure the samples carry; empty when there are too few samples.
@@ -83,7 +119,12 @@ package struct MemoryTrend: Sendable, Equatable {
                 let after = Self.median(late.compactMap { $0[keyPath: value] })
             else { continue }
             let allowance = max(absoluteTolerance, Int(Double(before) * relativeTolerance))
-            verdicts.append(Verdict(measure: measure, early: before, late: after, allowance: allowance))
+            var verdict = Verdict(measure: measure, early: before, late: after, allowance: allowance)
+            if measure == "anon" {
+                let points = settled.compactMap { sample in sample.anonymousBytes.map { (sample.elapsed, Double($0)) } }
+                verdict.slope = Slope(fitting: points, bound: maximumSlope, minimumSpan: minimumSlopeSpan)
+            }
+            verdicts.append(verdict)
         }
         return verdicts
     }

@@ -61,6 +61,9 @@ package struct SoakConfiguration: Sendable {
     package var settle: Duration = .seconds(1)
     /// How often memory is sampled (and progress reported).
     package var sampleInterval: Duration = .seconds(5)
+    /// Where the emulator runs; in this process unless set (`switchboard soak` runs a child, so
+    /// the memory figures are the client's alone).
+    package var emulator = SoakEmulator.inProcess
     /// The memory rule, or nil not to judge memory (in a shared test process, for one).
     package var memoryTrend: MemoryTrend?
     /// How long a `graphql-transport-ws` client has for `connection_init` (generous under load).
@@ -84,6 +87,8 @@ package struct SoakConfiguration: Sendable {
     /// The notifier remembers 5 s of live deliveries before it catches up to move its
     /// checkpoint, well inside what the log keeps.
     var rememberedDeliveries: Int { max(1_000, rate * 5) }
+    /// The `connectionTimeoutMs` the emulator advertises: three keep-alive intervals.
+    var connectionTimeoutMs: Int { Int(keepAliveInterval.seconds * 3000) }
 }
 
 extension Duration {

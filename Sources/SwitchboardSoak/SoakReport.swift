@@ -21,6 +21,13 @@ package struct SoakReport: Sendable {
     package var memory: [MemorySample] = []
     package var memoryVerdicts: [MemoryTrend.Verdict] = []
     package var memoryJudged = false
+    /// Whose memory the samples are: the client's alone, or client and in-process emulator.
+    package var memorySource = "the soak's process"
+    /// The events published on the rate's schedule (`rate × duration`; the last round comes on
+    /// top) and how far behind its time the worst send was; nil when publishing did not finish.
+    /// Every event of the schedule is published whatever the lag; the lag tells a publisher that
+    /// kept its rate (a tick or a few late) from one that fell behind and caught up in bursts.
+    package var publishing: (events: Int, lag: Duration)?
     /// How long, after publishing stopped, the last event took to arrive; nil when not all did.
     package var quiesceTime: Duration?
     /// How `BackendNotifier.run()` ended early, if it did.
@@ -41,6 +48,12 @@ package struct SoakReport: Sendable {
         for verdict in memoryVerdicts where verdict.grew {
             failures.append(
                 "memory grew: \(verdict.measure) median \(Self.mebibytes(verdict.early)) -> \(Self.mebibytes(verdict.late)) after warm-up (allowed +\(Self.mebibytes(verdict.allowance)))")
+        }
+        for verdict in memoryVerdicts where verdict.climbs {
+            if let slope = verdict.slope {
+                failures.append(
+                    "memory climbs: \(verdict.measure) \(Self.slope(slope.mebibytesPerHour)) fitted after warm-up (halves \(Self.slope(slope.firstHalf)), \(Self.slope(slope.secondHalf)); allowed \(Self.slope(slope.bound)))")
+            }
         }
         return failures
     }
@@ -64,9 +77,12 @@ package struct SoakReport: Sendable {
         lines.append("faults: " + Self.list(faults.map { ($0.key.rawValue, $0.value) }))
         lines.append("errors by code: " + Self.list(errors.map { ($0.key, $0.value) }))
         if sessionExpirations > 0 { lines.append("session expirations (signed in again): \(sessionExpirations)") }
+        if let (events, lag) = publishing {
+            lines.append("publishing: \(events) events at \(rate) events/s, at most \(Self.seconds(lag)) behind schedule")
+        }
         lines.append("quiesce: " + (quiesceTime.map { "every event delivered \(Self.seconds($0)) after publishing stopped" } ?? "not every event arrived"))
         lines.append("")
-        lines.append("memory (resident anonymous / resident):")
+        lines.append("memory of \(memorySource) (resident anonymous / resident):")
         for sample in Self.thin(memory, to: memoryRows) {
             lines.append(
                 "  t=\(String(format: "%5.0f", sample.elapsed)) s  anon \(sample.anonymousBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
@@ -79,6 +95,7 @@ package struct SoakReport: Sendable {
             for verdict in memoryVerdicts {
                 lines.append(
                     "memory growth (\(verdict.measure), median of the last third vs the first after warm-up): \(Self.mebibytes(verdict.early)) -> \(Self.mebibytes(verdict.late)), allowed +\(Self.mebibytes(verdict.allowance)): \(verdict.grew ? "GREW" : "ok")")
+                if let slope = verdict.slope { lines.append(Self.slopeLine(verdict.measure, slope)) }
             }
         }
         lines.append("")
@@ -106,6 +123,20 @@ package struct SoakReport: Sendable {
         guard samples.count > count, count >= 2 else { return samples }
         return (0..<count).map { samples[$0 * (samples.count - 1) / (count - 1)] }
     }
+
+    /// The summary line of a fitted slope.
+    static func slopeLine(_ measure: String, _ slope: MemoryTrend.Slope) -> String {
+        let judgement: String
+        if !slope.judged {
+            judgement = "not judged (\(Int(slope.span)) s after warm-up, under the \(Int(slope.minimumSpan)) s needed)"
+        } else {
+            judgement = slope.climbs ? "CLIMBS" : "ok"
+        }
+        return "memory slope (\(measure), least squares after warm-up): \(Self.slope(slope.mebibytesPerHour)) ± \(String(format: "%.1f", slope.standardError)) "
+            + "(halves \(Self.slope(slope.firstHalf)), \(Self.slope(slope.secondHalf))), allowed \(Self.slope(slope.bound)) sustained: \(judgement)"
+    }
+
+    static func slope(_ mebibytesPerHour: Double) -> String { String(format: "%+.1f MiB/hour", mebibytesPerHour) }
 
     static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 

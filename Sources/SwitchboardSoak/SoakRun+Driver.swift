@@ -14,6 +14,9 @@ struct SoakState: Sendable {
 
     var ledger: SoakLedger
     var published = 0
+    /// The events the publisher sent on its schedule and how far behind its time its worst send
+    /// was (``PublishSchedule/largestLag``), once it finished.
+    var publishing: (events: Int, lag: Duration)?
     var connections = 0
     var lastState = ConnectionState.idle
     var errors: [String: Int] = [:]
@@ -54,7 +57,7 @@ extension SoakRun {
         let configuration: SoakConfiguration
         let workload: SoakWorkload
         let identities: [SoakLedger.Identity]
-        let emulator: SwitchboardEmulator
+        let server: any SoakServer
         let notifier: BackendNotifier
         let session: SessionSource
         let state: LockedValue<SoakState>
@@ -79,9 +82,10 @@ extension SoakRun {
                 group.addTask { await sampleMemory(since: start) }
                 do {
                     try await waitForSubscriptions()
-                    let end = ContinuousClock.now + configuration.duration
+                    let begin = ContinuousClock.now
+                    let end = begin + configuration.duration
                     try await withThrowingTaskGroup(of: Void.self) { chaos in
-                        chaos.addTask { try await publish(until: end) }
+                        chaos.addTask { try await publish(from: begin, until: end) }
                         chaos.addTask { try await injectFaults(until: end) }
                         try await chaos.waitForAll()
                     }
@@ -142,37 +146,40 @@ extension SoakRun {
             // subscribes to the device and organization families with wildcards).
             let expected = 5
             let deadline = ContinuousClock.now + .seconds(60)
-            while emulator.subscriptionCount < expected || state.withLock({ $0.lastState != .connected }) {
+            while true {
+                let subscribed = try await server.subscriptionCount()
+                if subscribed >= expected, state.withLock({ $0.lastState == .connected }) { return }
                 guard ContinuousClock.now < deadline else {
-                    throw SoakError("the notifier did not subscribe within 60 s (\(emulator.subscriptionCount) of \(expected))")
+                    throw SoakError("the notifier did not subscribe within 60 s (\(subscribed) of \(expected))")
                 }
                 try await Task.sleep(for: .milliseconds(10))
             }
         }
 
-        /// Publishes at the configured rate until `end`.
-        private func publish(until end: ContinuousClock.Instant) async throws {
-            let begin = ContinuousClock.now
-            var index = 0
+        /// Publishes at the configured rate from `begin` until `end`, each tick what fell due,
+        /// then whatever the last ticks left: `rate × duration` events in all.
+        private func publish(from begin: ContinuousClock.Instant, until end: ContinuousClock.Instant) async throws {
+            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration)
             while ContinuousClock.now < end {
-                let due = Int((ContinuousClock.now - begin).seconds * Double(configuration.rate))
-                while index < due {
-                    try publish(index)
-                    index += 1
-                }
-                try await Task.sleep(for: .milliseconds(5))
+                let due = schedule.due(at: ContinuousClock.now - begin)
+                if !due.isEmpty { try await publish(due) }
+                try await Task.sleep(for: server.publishTick)
             }
+            let rest = schedule.remainder(at: ContinuousClock.now - begin)
+            if !rest.isEmpty { try await publish(rest) }
+            state.withLock { $0.publishing = (schedule.sent, schedule.largestLag) }
         }
 
-        private func publish(_ index: Int) throws {
-            let event = workload.event(index)
-            let slot = workload.slot(of: event, identity: identities[event.stream.rawValue])
-            // Counted before it is sent, so a fast delivery never precedes its publication.
-            state.withLock {
-                $0.ledger.published(event.stream.rawValue, slot: slot)
-                $0.published = index + 1
+        private func publish(_ indices: Range<Int>) async throws {
+            let events = indices.map { workload.event($0) }
+            // Counted before they are sent, so a fast delivery never precedes its publication.
+            state.withLock { state in
+                for event in events {
+                    state.ledger.published(event.stream.rawValue, slot: workload.slot(of: event, identity: identities[event.stream.rawValue]))
+                }
+                state.published = indices.upperBound
             }
-            _ = try emulator.publish(channel: event.channel, event: event.payload)
+            try await server.publish(events.map { (channel: $0.channel, payload: $0.payload) })
         }
 
         private func injectFaults(until end: ContinuousClock.Instant) async throws {
@@ -190,18 +197,18 @@ extension SoakRun {
 
         private func inject(_ fault: ChaosFault) async throws {
             switch fault {
-            case .drop(let code): emulator.dropAllConnections(code: code, reason: "soak")
-            case .abort: emulator.abortAllConnections()
-            case .stall(let duration): emulator.stallConnections(for: duration)
-            case .garbage: emulator.sendGarbageFrame()
+            case .drop(let code): try await server.send(.drop(code: code, reason: "soak"))
+            case .abort: try await server.send(.abort)
+            case .stall(let duration): try await server.send(.stall(duration))
+            case .garbage: try await server.send(.garbage)
             case .rejectAuthentication:
                 guard state.withLock({ $0.armAuthRejection() }) else { return }
-                emulator.rejectAuthentication(nextConnections: 1)
-                emulator.dropAllConnections(code: 1001, reason: "soak: credentials revoked")
+                try await server.send(.rejectAuthentication(next: 1))
+                try await server.send(.drop(code: 1001, reason: "soak: credentials revoked"))
             case .latency(let latency, let lasting):
-                emulator.setFrameLatency(latency)
+                try await server.send(.latency(latency))
                 try await Task.sleep(for: lasting)
-                emulator.setFrameLatency(nil)
+                try await server.send(.latency(nil))
             }
             state.withLock { $0.faults[fault.kind, default: 0] += 1 }
         }
@@ -212,12 +219,12 @@ extension SoakRun {
         private func quiesce() async throws -> Duration? {
             let stopped = ContinuousClock.now
             let deadline = stopped + configuration.quiesceTimeout
-            emulator.resetFaults()
+            try await server.send(.reset)
             while state.withLock({ $0.lastState != .connected }), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let next = state.withLock { $0.published }
-            for index in next..<(next + SoakStream.allCases.count) { try publish(index) }
+            try await publish(next..<(next + SoakStream.allCases.count))
             var complete = false
             while !complete, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
@@ -260,6 +267,7 @@ extension SoakRun {
             report.memoryJudged = configuration.memoryTrend != nil
             report.memoryVerdicts = configuration.memoryTrend?.evaluate(snapshot.memory) ?? []
             report.quiesceTime = quiesceTime
+            report.publishing = snapshot.publishing
             report.runFailure = snapshot.runFailure
             return report
         }

@@ -8,7 +8,8 @@ import SwitchboardGraphQL
 import SwitchboardNIO
 import SwitchboardSync
 
-/// The chaos soak: the emulator on loopback, one `BackendNotifier` on the chosen transport with
+/// The chaos soak: the emulator on loopback (in this process, a child process or one already
+/// running; see ``SoakEmulator``), one `BackendNotifier` on the chosen transport with
 /// catch-up, a consumer per stream, a publisher at a steady rate and a task injecting faults
 /// drawn from a seeded plan. After the duration the faults stop, one last round is published,
 /// and the soak waits until every event arrived (or the quiesce timeout), then reports.
@@ -20,13 +21,8 @@ package enum SoakRun {
     package static func run(_ configuration: SoakConfiguration) async throws -> SoakReport {
         let workload = SoakWorkload()
         let identities = SoakStream.allCases.map { $0.identity(over: configuration.transport) }
-        var emulatorConfiguration = SwitchboardEmulator.Configuration(
-            port: 0, auth: .init(apiKeys: [apiKey]), keepAliveInterval: configuration.keepAliveInterval,
-            connectionTimeoutMs: Int(configuration.keepAliveInterval.seconds * 3000), logger: configuration.logger)
-        emulatorConfiguration.eventLogCapacity = configuration.eventLogCapacity
-        emulatorConfiguration.graphQLConnectionInitTimeout = configuration.graphQLConnectionInitTimeout
-
-        return try await withRunningEmulator(configuration: emulatorConfiguration) { emulator, endpoints in
+        return try await withServer(configuration) { server, memorySource in
+            let endpoints = server.endpoints
             let connector = NIOWebSocketConnector()
             let session = SessionSource(.signedIn(userId: workload.userId, orgId: workload.orgId) { _ in apiKey })
             let catchUp = configuration.catchUp
@@ -38,11 +34,55 @@ package enum SoakRun {
                 transport: makeTransport(configuration, endpoints: endpoints, connector: connector), session: session,
                 configuration: .init(namespace: workload.namespace, catchUp: catchUp), logger: configuration.logger)
             let state = LockedValue(SoakState(ledger: SoakLedger(identities: identities)))
-            return try await Driver(
-                configuration: configuration, workload: workload, identities: identities, emulator: emulator,
+            var report = try await Driver(
+                configuration: configuration, workload: workload, identities: identities, server: server,
                 notifier: notifier, session: session, state: state
             ).run()
+            report.memorySource = memorySource
+            return report
         }
+    }
+
+    /// Runs `body` while the configured emulator serves: in this process, as a child process
+    /// (stopped when `body` returns or throws), or one already running. `body` also gets what the
+    /// report says about whose memory the samples are.
+    static func withServer<Result: Sendable>(
+        _ configuration: SoakConfiguration, _ body: (any SoakServer, String) async throws -> Result
+    ) async throws -> Result {
+        switch configuration.emulator {
+        case .inProcess:
+            var emulatorConfiguration = SwitchboardEmulator.Configuration(
+                port: 0, auth: .init(apiKeys: [apiKey]), keepAliveInterval: configuration.keepAliveInterval,
+                connectionTimeoutMs: configuration.connectionTimeoutMs, logger: configuration.logger)
+            emulatorConfiguration.eventLogCapacity = configuration.eventLogCapacity
+            emulatorConfiguration.graphQLConnectionInitTimeout = configuration.graphQLConnectionInitTimeout
+            return try await withRunningEmulator(configuration: emulatorConfiguration) { emulator, endpoints in
+                try await body(
+                    InProcessSoakServer(emulator: emulator, endpoints: endpoints),
+                    "the soak's process: client and in-process emulator together")
+            }
+        case .child(let executable):
+            return try await EmulatorProcess.withChild(executable: executable, arguments: serveArguments(configuration)) { endpoints, pid in
+                try await body(
+                    RemoteSoakServer(endpoints: endpoints, apiKey: apiKey),
+                    "the client's process alone (emulator: child process \(pid), 127.0.0.1:\(endpoints.port))")
+            }
+        case .external(let baseURL):
+            let endpoints = try RemoteSoakServer.endpoints(baseURL: baseURL)
+            return try await body(
+                RemoteSoakServer(endpoints: endpoints, apiKey: apiKey),
+                "the client's process alone (emulator: already running at 127.0.0.1:\(endpoints.port))")
+        }
+    }
+
+    /// The `switchboard serve` options that configure a child emulator as the in-process one.
+    static func serveArguments(_ configuration: SoakConfiguration) -> [String] {
+        [
+            "--api-key", apiKey, "--ka-interval", "\(configuration.keepAliveInterval.seconds)",
+            "--connection-timeout-ms", "\(configuration.connectionTimeoutMs)",
+            "--event-log-capacity", "\(configuration.eventLogCapacity)",
+            "--connection-init-timeout", "\(configuration.graphQLConnectionInitTimeout.seconds)",
+        ]
     }
 
     static func makeTransport(

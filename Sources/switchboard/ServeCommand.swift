@@ -14,7 +14,16 @@ struct ServeCommand: AsyncParsableCommand {
             runs against AWS AppSync Events (and, until the migration ends, the legacy GraphQL backend).
 
             Faults can be injected at runtime with POST requests to the control URL it prints \
-            (drop, abort, stall, garbage, reject-auth, latency, drop-events, reset; see `switchboard fault`).
+            (drop, abort, stall, garbage, reject-auth, latency, drop-events, reset; see `switchboard fault`); \
+            GET /control/status counts connections and subscriptions.
+
+            Publishing: POST /event is the service's HTTP publish ({"channel", "events"}: one \
+            channel, 1-5 events, each a JSON value serialized to a string). POST /events is the \
+            emulator's own batch route, which the service does not have: a JSON array of \
+            {"channel", "event"} objects (up to 1000, any channels) published in array order in one \
+            request, answered {"published": n}; the whole batch is checked first, and a bad item \
+            refuses all of it with 400 and a message naming it (events[3]: event is not valid JSON). \
+            Both take the same x-api-key or Authorization header.
 
             Examples:
               switchboard serve --port 8080 --api-key dev-key
@@ -48,6 +57,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("drop-events"), help: "Fault: drop every event on its way to this protocol's subscriptions (graphql or appsync).")
     var dropEvents: String?
 
+    @Option(name: .customLong("connection-timeout-ms"), help: "The connectionTimeoutMs advertised in connection_ack (default 300000).")
+    var connectionTimeoutMs: Int?
+
+    @Option(name: .customLong("event-log-capacity"), help: "The most events the sync endpoints' event log keeps (default 100000).")
+    var eventLogCapacity: Int?
+
+    @Option(name: .customLong("connection-init-timeout"), help: "Seconds a graphql-transport-ws client has for connection_init (default 3).")
+    var connectionInitTimeout: Double?
+
+    @Flag(name: .customLong("exit-when-stdin-closes"), help: "Stop when standard input closes (a parent that runs the emulator, such as `switchboard soak`, dies with it).")
+    var exitWhenStdinCloses = false
+
     @Flag(help: "Serve wss/https with a self-signed certificate for localhost and 127.0.0.1, made at start.")
     var tls = false
 
@@ -62,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let dropEvents, TransportKind(rawValue: dropEvents) == nil {
             throw ValidationError("--drop-events must be graphql or appsync")
         }
+        if let connectionTimeoutMs, connectionTimeoutMs < 1 { throw ValidationError("--connection-timeout-ms must be at least 1") }
+        if let eventLogCapacity, eventLogCapacity < 1 { throw ValidationError("--event-log-capacity must be at least 1") }
+        if let connectionInitTimeout, !(connectionInitTimeout > 0) { throw ValidationError("--connection-init-timeout must be positive") }
         if certOut != nil && !tls { throw ValidationError("--cert-out needs --tls") }
         if apiKeys.isEmpty && jwtSecret == nil {
             throw ValidationError("give at least one --api-key or a --jwt-secret, so clients can authorize")
@@ -73,14 +97,17 @@ struct ServeCommand: AsyncParsableCommand {
             port: port,
             auth: .init(apiKeys: Set(apiKeys), jwtSecret: jwtSecret.map { Array($0.utf8) }),
             keepAliveInterval: .milliseconds(Int64(keepAliveInterval * 1000)),
+            connectionTimeoutMs: connectionTimeoutMs ?? 300_000,
             recordingPath: recordPath,
             logger: Logger(label: "switchboard.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
         configuration.tls = tls
+        if let eventLogCapacity { configuration.eventLogCapacity = eventLogCapacity }
+        if let connectionInitTimeout { configuration.graphQLConnectionInitTimeout = .milliseconds(Int64(connectionInitTimeout * 1000)) }
         let emulator = SwitchboardEmulator(configuration: configuration)
         let certOut = certOut
         let console = Console.shared
         let faults = (latencyMilliseconds, rejectAuth, dropEvents.flatMap(TransportKind.init(rawValue:)))
-        try await withSignalCancellation {
+        try await withSignalCancellation(orEndOfInput: exitWhenStdinCloses) {
             try await emulator.run { endpoints in
                 if let latency = faults.0 { emulator.setFrameLatency(.milliseconds(latency)) }
                 if let count = faults.1 { emulator.rejectAuthentication(nextConnections: count) }
@@ -88,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
                 console.out("Switchboard emulator on 127.0.0.1:\(endpoints.port)")
                 console.out("  AppSync Events realtime  \(endpoints.realtimeURL)")
                 console.out("  AppSync Events HTTP      \(endpoints.httpURL)")
+                console.out("  batch publish            \(endpoints.batchPublishURL)")
                 console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
                 console.out("  fault control            \(endpoints.controlURL)")
                 console.out("  auth host                \(endpoints.host)")

@@ -8,19 +8,29 @@ struct SoakCommand: AsyncParsableCommand {
         commandName: "soak",
         abstract: "Publish through the emulator under random faults and check that every event arrives once.",
         discussion: """
-            Runs the emulator in-process on 127.0.0.1 and a BackendNotifier with catch-up on the \
-            chosen transport, with one consumer per stream (the nine of them), while publishing at \
+            Runs the emulator as a child `switchboard serve` on 127.0.0.1 (stopped when the soak \
+            ends), so the memory it reports is the client's alone; --emulator in-process keeps it in \
+            this process (memory then mixes both), --emulator-url uses one already running. Against \
+            it runs a BackendNotifier with catch-up on the chosen transport, with one consumer per stream (the nine of them), while publishing at \
             --rate and injecting faults drawn from --seed: drops, aborts, stalls, garbage frames, \
             auth rejections and frame latency. When the duration is up the faults stop, one more \
             round is published, and the soak waits for delivery to finish. It prints events \
             published, delivered, missing, duplicated and reordered per stream, reconnects, errors \
             by code and memory over time, and exits non-zero on any missing, duplicated, reordered \
-            or unrecognised event, or memory growth after the warm-up (the rule is in the output).
+            or unrecognised event, or memory growth after the warm-up: a jump of the median, or a \
+            least-squares slope of anonymous memory sustained above --max-memory-slope (judged on \
+            runs of 5 minutes or more after the warm-up; the rule is in the output). Faults reach \
+            an emulator in another process through its POST /control endpoints, and events through \
+            its batch route POST /events (every 20 ms what fell due, in order, on one kept-alive \
+            connection). Exactly --rate × --duration events are published, then one more round; the \
+            report says how far the publisher ever fell behind its schedule.
 
             Examples:
               switchboard soak --duration 5m --rate 500 --transport appsync --seed 7
               switchboard soak --duration 90s --transport graphql-transport-ws --faults drop,stall
               switchboard soak --duration 30s --no-catch-up     # shows what gaps lose
+              switchboard serve --port 8080 --api-key soak-api-key --ka-interval 1 &
+              switchboard soak --emulator-url http://127.0.0.1:8080
             """)
 
     @Option(help: "How long to publish under faults: 90s, 5m, 1h or plain seconds.")
@@ -50,6 +60,15 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Seconds delivery may take to finish after publishing stopped.")
     var quiesceTimeout: Double = 60
 
+    @Option(help: "Where the emulator runs: child (a child `switchboard serve`, the default) or in-process.")
+    var emulator = "child"
+
+    @Option(name: .customLong("emulator-url"), help: "Use an emulator already running at http://127.0.0.1:<port> (serve it with --api-key soak-api-key --ka-interval 1).")
+    var emulatorURL: String?
+
+    @Option(name: .customLong("max-memory-slope"), help: "The steepest sustained growth of anonymous memory allowed after the warm-up, in MiB per hour.")
+    var maxMemorySlope: Double = 2
+
     @Flag(help: "Print only the report, not the progress lines.")
     var quiet = false
 
@@ -59,6 +78,11 @@ struct SoakCommand: AsyncParsableCommand {
         guard sampleInterval > 0, quiesceTimeout > 0 else {
             throw ValidationError("--sample-interval and --quiesce-timeout must be positive")
         }
+        guard ["child", "in-process"].contains(emulator) else { throw ValidationError("--emulator must be child or in-process") }
+        if let emulatorURL, URL(string: emulatorURL)?.port == nil {
+            throw ValidationError("--emulator-url must be http://127.0.0.1:<port>, as `switchboard serve` prints it")
+        }
+        guard maxMemorySlope > 0 else { throw ValidationError("--max-memory-slope must be positive") }
         do {
             _ = try SoakTransport(parsing: transport)
             _ = try ChaosPlan.kinds(parsing: faults)
@@ -77,12 +101,24 @@ struct SoakCommand: AsyncParsableCommand {
         configuration.sampleInterval = .milliseconds(Int64(sampleInterval * 1000))
         configuration.quiesceTimeout = .milliseconds(Int64(quiesceTimeout * 1000))
         if let warmUp { configuration.memoryTrend?.warmUp = warmUp }
+        configuration.memoryTrend?.maximumSlope = maxMemorySlope
+        configuration.emulator = try emulatorPlacement()
         if !quiet { configuration.progress = { console.err("soak: \($0)") } }
         console.err(
-            "soak: \(configuration.transport), seed \(configuration.seed), \(duration) at \(rate) events/s, faults \(faults)")
+            "soak: \(configuration.transport), seed \(configuration.seed), \(duration) at \(rate) events/s, faults \(faults), emulator \(emulatorURL ?? emulator)")
         let report = try await SoakRun.run(configuration)
         for line in report.lines() { console.out(line) }
         guard report.passed else { throw ExitCode(1) }
+    }
+
+    /// Where the emulator runs, from --emulator and --emulator-url.
+    func emulatorPlacement() throws -> SoakEmulator {
+        if let emulatorURL, let url = URL(string: emulatorURL) { return .external(baseURL: url) }
+        guard emulator == "child" else { return .inProcess }
+        guard let executable = Bundle.main.executableURL else {
+            throw CLIError("cannot find this executable to start `switchboard serve`; use --emulator in-process")
+        }
+        return .child(executable: executable)
     }
 
     /// Parses `90s`, `5m`, `1h`, `250ms` or plain seconds.

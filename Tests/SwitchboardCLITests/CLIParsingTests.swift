@@ -141,5 +141,9 @@ struct DemoReportTests {
             #expect(throws: ValidationError.self) { try SoakCommand.parseDuration(bad) }
         }
         #expect(throws: (any Error).self) { try SoakCommand.parse(["--transport", "mqtt"]).validate() }
+        #expect(throws: (any Error).self) { try SoakCommand.parse(["--emulator", "elsewhere"]).validate() }
+        #expect(throws: (any Error).self) { try SoakCommand.parse(["--emulator-url", "http://127.0.0.1"]).validate() }
+        #expect(throws: (any Error).self) { try SoakCommand.parse(["--max-memory-slope", "0"]).validate() }
+        #expect(throws: Never.self) { try SoakCommand.parse(["--emulator", "in-process", "--max-memory-slope", "5"]).validate() }
     }
 }

@@ -104,4 +104,26 @@ struct ControlEndpointTests {
         }
         #expect(counts == 11)
     }
+
+    @Test("GET /control/status (and POST) count connections and subscriptions, for a driver in another process")
+    func statusOverHTTP() async throws {
+        let answers = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
+            let answers = LockedValueBox<[[String: Int]]>([])
+            @Sendable func status(_ method: String) async throws -> [String: Int] {
+                var request = URLRequest(url: URL(string: endpoints.controlURL + "/status")!)
+                request.httpMethod = method
+                let (data, _) = try await URLSession.shared.data(for: request)
+                return (JSONText.decodeObject(data) ?? [:]).compactMapValues { $0 as? Int }
+            }
+            let before = try await status("GET")
+            try await withReadySocket(endpoints) { socket in
+                try await socket.subscribe("s1", "vortex-app/a")
+                answers.set([before, try await status("GET"), try await status("POST")])
+            }
+            return answers.get()
+        }
+        #expect(answers == [
+            ["connections": 0, "subscriptions": 0], ["connections": 1, "subscriptions": 1], ["connections": 1, "subscriptions": 1],
+        ])
+    }
 }
