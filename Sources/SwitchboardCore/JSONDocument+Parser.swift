@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONDocument {
     /// The recursive-descent parser; each value appends its node before its children.
     struct Parser {
@@ -86,7 +88,7 @@ extension JSONDocument {
             while keyNode < nodes.count {
                 let candidate = nodes[keyNode]
                 if candidate.end - candidate.start == key.count,
-                   buffer[candidate.start..<candidate.end].elementsEqual(buffer[key]) {
+                   key.isEmpty || memcmp(buffer.baseAddress! + candidate.start, buffer.baseAddress! + key.lowerBound, key.count) == 0 {
                     return true
                 }
                 keyNode = nodes[keyNode + 1].next
@@ -144,6 +146,8 @@ extension JSONDocument {
             var escaped = false
             var nonASCII = false
             while position < buffer.count {
+                skipPlainWords()
+                guard position < buffer.count else { break }
                 let byte = buffer[position]
                 switch byte {
                 case UInt8(ascii: "\""):
@@ -180,6 +184,36 @@ extension JSONDocument {
                 }
             }
             return nil
+        }
+
+        /// Skips eight bytes at a time while none of them ends the string or needs a look of
+        /// its own (a quote, a backslash, a control character or a non-ASCII byte).
+        private mutating func skipPlainWords() {
+            guard let base = buffer.baseAddress else { return }
+            while buffer.count - position >= 8 {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                guard Self.isPlain(word) else { return }
+                position += 8
+            }
+        }
+
+        /// Whether none of the eight bytes of `word` is a quote, a backslash, below 0x20 or
+        /// above 0x7F.
+        static func isPlain(_ word: UInt64) -> Bool {
+            word & 0x8080_8080_8080_8080 == 0 && !hasByte(below: 0x20, in: word)
+                && !hasByte(UInt8(ascii: "\""), in: word) && !hasByte(UInt8(ascii: "\\"), in: word)
+        }
+
+        /// Whether a byte of `word` is below `limit` (at most 0x80): such a byte, and only
+        /// such a byte, leaves its high bit set in `(word - limit) & ~word`, counting from
+        /// the lowest byte up to the first one found.
+        static func hasByte(below limit: UInt8, in word: UInt64) -> Bool {
+            (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080 != 0
+        }
+
+        /// Whether one of the bytes of `word` is `byte`.
+        static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+            hasByte(below: 1, in: word ^ 0x0101_0101_0101_0101 &* UInt64(byte))
         }
 
         static func hexValue(_ byte: UInt8) -> UInt8 {

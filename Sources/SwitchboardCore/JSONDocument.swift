@@ -48,7 +48,8 @@ package struct JSONDocument: Sendable {
     /// - Returns: nil for invalid JSON and for what the type leaves to the slow path.
     package init?(_ bytes: [UInt8], isValidUTF8: Bool = false) {
         self.bytes = bytes
-        nodes.reserveCapacity(16)
+        // About one node per eight bytes in events; within bounds for large documents.
+        nodes.reserveCapacity(min(max(16, bytes.count / 8), 512))
         let parsed = bytes.withUnsafeBufferPointer { buffer -> Bool in
             var parser = Parser(buffer: buffer, checksUTF8: !isValidUTF8)
             guard parser.value(into: &nodes, depth: 0) else { return false }
@@ -56,6 +57,12 @@ package struct JSONDocument: Sendable {
             return parser.position == buffer.count
         }
         guard parsed else { return nil }
+    }
+
+    /// A document of nodes already read (for ``subdocument(_:)``).
+    private init(bytes: [UInt8], nodes: [Node]) {
+        self.bytes = bytes
+        self.nodes = nodes
     }
 
     /// Parses JSON bytes, checking that they are UTF-8.
@@ -81,8 +88,11 @@ package struct JSONDocument: Sendable {
             bytes.withUnsafeBufferPointer { bytes -> Index? in
                 while keyNode < end {
                     let candidate = nodes[keyNode]
+                    // Lengths, then first bytes, before comparing the whole key.
                     if candidate.end - candidate.start == wanted.count,
-                       wanted.isEmpty || memcmp(bytes.baseAddress! + candidate.start, wanted.baseAddress!, wanted.count) == 0 {
+                       wanted.isEmpty
+                        || bytes[candidate.start] == wanted[0]
+                        && memcmp(bytes.baseAddress! + candidate.start, wanted.baseAddress!, wanted.count) == 0 {
                         return Index(keyNode + 1)
                     }
                     keyNode = nodes[keyNode + 1].next
@@ -153,6 +163,20 @@ package struct JSONDocument: Sendable {
         return Int(String(decoding: bytes[node.start..<node.end], as: UTF8.self))
     }
 
+    /// A value as a document of its own, as parsing its ``rawBytes(_:)`` would make it, without
+    /// parsing them again: its bytes and nodes are copied out of this document.
+    package func subdocument(_ index: Index) -> JSONDocument {
+        let node = nodes[index.value]
+        let start = node.kind == .string ? node.start - 1 : node.start
+        var copied = Array(nodes[index.value..<node.next])
+        for position in copied.indices {
+            copied[position].start -= start
+            copied[position].end -= start
+            copied[position].next -= index.value
+        }
+        return JSONDocument(bytes: Array(rawBytes(index)), nodes: copied)
+    }
+
     /// The bytes of a value exactly as they appear in the document (a string with its quotes).
     package func rawBytes(_ index: Index) -> ArraySlice<UInt8> {
         let node = nodes[index.value]
@@ -167,6 +191,15 @@ package struct JSONDocument: Sendable {
                 var position = node.start
                 var written = 0
                 while position < node.end {
+                    // Eight bytes at a time up to the next backslash.
+                    while node.end - position >= 8 {
+                        let word = UnsafeRawPointer(source.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                        guard !Parser.hasByte(UInt8(ascii: "\\"), in: word) else { break }
+                        UnsafeMutableRawPointer(output.baseAddress! + written).storeBytes(of: word, as: UInt64.self)
+                        written += 8
+                        position += 8
+                    }
+                    guard position < node.end else { break }
                     let byte = source[position]
                     guard byte == UInt8(ascii: "\\") else {
                         output[written] = byte
