@@ -90,29 +90,41 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The shared state: the producers' buffer, the consumer's wait and whether it ended, and
     /// (touched by the one consumer only, without the lock) the batch it is handing out.
+    ///
+    /// The buffer and the batch are raw ``Slots`` rather than arrays: code generic over
+    /// `Element` that is not specialized (a `package` generic type's methods are not
+    /// specialized in other modules) then needs no type but `Element` itself, where an
+    /// `[Element?]` needed a runtime metadata lookup for `Optional<Element>` and the array
+    /// types on every element.
     @usableFromInline final class Storage: @unchecked Sendable {
         @usableFromInline enum State { case open, finished, cancelled }
         @usableFromInline enum Take { case took, empty, ended }
 
-        /// A batch array with more room than this is not kept for reuse once handed out, so a
-        /// burst does not pin its peak capacity for the life of the sequence.
+        /// A batch with more room than this is not kept for reuse once handed out, so a burst
+        /// does not pin its peak capacity for the life of the sequence.
         @usableFromInline static var retainedCapacity: Int { 1_024 }
 
         @usableFromInline let lock = NSLock()
         /// Set by ``forward(_:)``: elements go straight to it instead of being buffered, and nil
         /// tells it the sequence ended.
         @usableFromInline var sink: (@Sendable (Element?) -> Void)?
-        @usableFromInline var buffer: [Element?] = []
+        @usableFromInline var buffer = Slots()
         @usableFromInline var state = State.open
         @usableFromInline var waiter: UnsafeContinuation<Void, Never>?
 
-        /// The consumer's side: what the last swap took, handed out from `index` on (each slot
-        /// is cleared as it is handed out), and how many elements it took since it last suspended.
-        @usableFromInline var batch: [Element?] = []
+        /// The consumer's side: what the last swap took, handed out from `index` on (each
+        /// element is moved out as it is handed out), and how many elements it took since it
+        /// last suspended.
+        @usableFromInline var batch = Slots()
         @usableFromInline var index = 0
         @usableFromInline var sinceSuspension = 0
 
         @usableFromInline init() {}
+
+        deinit {
+            buffer.destroy(from: 0)
+            batch.destroy(from: index)
+        }
 
         @inlinable func next(isolation actor: isolated (any Actor)?) async -> Element? {
             sinceSuspension += 1
@@ -122,13 +134,9 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             }
             if index < batch.count {
                 defer { index += 1 }
-                return batch[index].take()
+                return batch.move(at: index)
             }
-            if batch.capacity > Self.retainedCapacity {
-                batch = []
-            } else {
-                batch.removeAll(keepingCapacity: true)
-            }
+            batch.empty(keepingCapacityUpTo: Self.retainedCapacity)
             index = 0
             while true {
                 // A cancelled consumer ends the sequence; what is buffered still comes.
@@ -136,7 +144,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
                 switch take() {
                 case .took:
                     index = 1
-                    return batch[0].take()
+                    return batch.move(at: 0)
                 case .ended:
                     return nil
                 case .empty:
@@ -204,9 +212,8 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             lock.lock()
             defer { lock.unlock() }
             precondition(self.sink == nil && waiter == nil, "a HandOff has one consumer; it is already read")
-            let pending = buffer
-            buffer = []
-            for element in pending { sink(element) }
+            for index in 0..<buffer.count { sink(buffer.move(at: index)) }
+            buffer.count = 0
             if state == .open {
                 self.sink = sink
             } else {
@@ -219,7 +226,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
         @inlinable func take() -> Take {
             lock.lock()
             defer { lock.unlock() }
-            if !buffer.isEmpty {
+            if buffer.count > 0 {
                 swap(&buffer, &batch)
                 return .took
             }
@@ -232,7 +239,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
                 await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Void, Never>) in
                     lock.lock()
                     precondition(waiter == nil, "a HandOff has one consumer; two tasks waited for it at once")
-                    if buffer.isEmpty, state == .open {
+                    if buffer.count == 0, state == .open {
                         waiter = continuation
                         lock.unlock()
                     } else {
@@ -243,6 +250,56 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
             } onCancel: {
                 cancel()
             }
+        }
+    }
+
+    /// Elements in raw storage, for ``Storage``: `count` initialized slots from the start,
+    /// growing by doubling. Moving an element out leaves its slot uninitialized; the owner
+    /// keeps track of which slots still hold one.
+    @usableFromInline struct Slots {
+        @usableFromInline var base: UnsafeMutablePointer<Element>
+        @usableFromInline var capacity: Int
+        @usableFromInline var count = 0
+
+        @usableFromInline init() {
+            base = .allocate(capacity: 0)
+            capacity = 0
+        }
+
+        @inlinable mutating func append(_ element: Element) {
+            if count == capacity { grow() }
+            (base + count).initialize(to: element)
+            count += 1
+        }
+
+        /// Moves out the element of slot `index`, which must hold one.
+        @inlinable func move(at index: Int) -> Element {
+            (base + index).move()
+        }
+
+        @usableFromInline mutating func grow() {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: Swift.max(8, capacity * 2))
+            larger.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity = Swift.max(8, capacity * 2)
+        }
+
+        /// Forgets the slots, whose elements were all moved out; frees the storage when it
+        /// holds more than `retained`.
+        @inlinable mutating func empty(keepingCapacityUpTo retained: Int) {
+            count = 0
+            if capacity > retained {
+                base.deallocate()
+                base = .allocate(capacity: 0)
+                capacity = 0
+            }
+        }
+
+        /// Destroys the elements still held from slot `start` on and frees the storage.
+        @usableFromInline func destroy(from start: Int) {
+            if start < count { (base + start).deinitialize(count: count - start) }
+            base.deallocate()
         }
     }
 }

@@ -81,6 +81,7 @@ package enum LegacyResults {
             (field.changes.firstIndex { $0.eventType == lhs } ?? 0) < (field.changes.firstIndex { $0.eventType == rhs } ?? 0)
         }
         let payload: [UInt8]
+        let payloadDocument: JSONDocument?
         if renamed {
             var bytes: [UInt8] = [UInt8(ascii: "{")]
             for (index, (key, value)) in fields.enumerated() {
@@ -92,11 +93,15 @@ package enum LegacyResults {
             }
             bytes.append(UInt8(ascii: "}"))
             payload = bytes
+            payloadDocument = JSONDocument(payload, isValidUTF8: true)
         } else {
-            payload = Array(document.rawBytes(result))
+            // The result as it arrived: its nodes are already read.
+            let subdocument = document.subdocument(result)
+            payload = subdocument.bytes
+            payloadDocument = subdocument
         }
         return .event(EventEnvelope(
-            subscription: subscription, eventTypes: eventTypes, document: JSONDocument(payload, isValidUTF8: true),
+            subscription: subscription, eventTypes: eventTypes, document: payloadDocument,
             payload: Data(payload), receivedAt: receivedAt, transport: .graphql))
     }
 

@@ -57,6 +57,58 @@ struct JSONDocumentTests {
         #expect(escapes.string(try #require(escapes.member("s", of: escapes.root))) == "é€\"x\"\\")
     }
 
+    @Test("strings are read eight bytes at a time: a special byte at every offset of every length is still seen")
+    func specialBytesAtEveryOffset() throws {
+        // An escape, a non-ASCII character and a raw control character (declined) at each position.
+        for length in 0..<40 {
+            for position in 0...length {
+                for special in ["\\\"", "\\\\", "\\n", "é", "\\u00e9"] {
+                    let value = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position)
+                    let text = #"{"s":""# + value + #"","t":1}"#
+                    let document = try #require(JSONDocument(text), "\(text)")
+                    let expected = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                    #expect(document.member("s", of: document.root).flatMap(document.string) == expected?["s"] as? String, "\(text)")
+                    #expect(document.member("t", of: document.root).flatMap(document.integer) == 1)
+                }
+                let control = String(repeating: "a", count: position) + "\u{1F}" + String(repeating: "b", count: length - position)
+                #expect(JSONDocument(#"{"s":""# + control + #""}"#) == nil)
+            }
+        }
+    }
+
+    @Test("a subdocument reads as its raw bytes parsed on their own")
+    func subdocument() throws {
+        let text = #"{"a":[1,-2.5,{"b":null,"c":"x\"y"}],"d":true,"s":"é\u00e9","o":{"p":{"q":[]}},"n":0}"#
+        let document = try #require(JSONDocument(text))
+        var pending = [document.root]
+        var checked = 0
+        while let index = pending.popLast() {
+            let sub = document.subdocument(index)
+            let parsed = try #require(JSONDocument(Array(document.rawBytes(index))))
+            #expect(Self.describe(sub, sub.root) == Self.describe(parsed, parsed.root))
+            #expect(Self.describe(sub, sub.root) == Self.describe(document, index))
+            pending += document.members(of: index)?.map(\.value) ?? document.elements(of: index) ?? []
+            checked += 1
+        }
+        #expect(checked == 13)
+    }
+
+    /// Everything the document says of a value, recursively.
+    private static func describe(_ document: JSONDocument, _ index: JSONDocument.Index) -> String {
+        let raw = String(decoding: document.rawBytes(index), as: UTF8.self)
+        switch document.kind(index) {
+        case .object:
+            let members = document.members(of: index) ?? []
+            return "{" + members.map { "\($0.key):\(describe(document, $0.value))" }.joined(separator: ",") + "}" + raw
+        case .array:
+            return "[" + (document.elements(of: index) ?? []).map { describe(document, $0) }.joined(separator: ",") + "]" + raw
+        case .string: return "s(\(document.string(index) ?? "?"))" + raw
+        case .number: return "n(\(document.double(index) ?? .nan))" + raw
+        case .bool: return "b(\(document.bool(index) ?? false))" + raw
+        case .null: return "null" + raw
+        }
+    }
+
     /// A small seeded generator, so a failure names a reproducible input.
     struct SplitMix: RandomNumberGenerator {
         var state: UInt64

@@ -50,7 +50,7 @@ extension EventBroker {
                 }
             }
             return MetricsReport(
-                publishedCounts: state.stats.published,
+                publishedCounts: state.publishedCounts,
                 dispatchCount: state.stats.dispatchCount,
                 totalDispatchTime: state.stats.totalDispatchTime,
                 maxDispatchTime: state.stats.maxDispatchTime,
@@ -63,9 +63,9 @@ extension EventBroker {
     }
 }
 
-/// The in-process counters behind ``EventBroker/MetricsReport``.
+/// The in-process counters behind ``EventBroker/MetricsReport`` (the published counts are kept
+/// per event type by ``BrokerState``).
 struct BrokerStats {
-    var published: [String: Int] = [:]
     var dispatchCount = 0
     var totalDispatchTime: Duration = .zero
     var maxDispatchTime: Duration = .zero
@@ -110,16 +110,17 @@ struct BrokerMetrics: Sendable {
         self.subscribers = Gauge(label: "\(prefix).subscribers", factory: factory)
     }
 
-    func recordPublished(_ eventName: String, dispatchTime: Duration) {
-        let cached = instruments.withLock { cache -> (Counter, CoreMetrics.Timer)? in
-            guard let entry = cache[eventName], let published = entry.published, let dispatch = entry.dispatch else { return nil }
-            return (published, dispatch)
-        }
-        let (counter, timer) = cached ?? (
-            instrument(\.published, eventName) { Counter(label: publishedLabel, dimensions: $0, factory: factory) },
-            instrument(\.dispatch, eventName) { CoreMetrics.Timer(label: dispatchLabel, dimensions: $0, factory: factory) })
-        counter.increment()
-        timer.record(duration: dispatchTime)
+    /// The counter and timer of one event name's publishes.
+    struct PublishInstruments: Sendable {
+        let published: Counter
+        let dispatch: CoreMetrics.Timer
+    }
+
+    /// The instruments of `eventName`'s publishes, made once per name.
+    func publishInstruments(_ eventName: String) -> PublishInstruments {
+        PublishInstruments(
+            published: instrument(\.published, eventName) { Counter(label: publishedLabel, dimensions: $0, factory: factory) },
+            dispatch: instrument(\.dispatch, eventName) { CoreMetrics.Timer(label: dispatchLabel, dimensions: $0, factory: factory) })
     }
 
     func recordDeadLetter(_ eventName: String) {

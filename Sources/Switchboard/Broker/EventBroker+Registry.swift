@@ -60,6 +60,9 @@ struct BrokerState {
     private(set) var scopes: [UInt64: Subscriber.Scope] = [:]
     /// Live records held for subscribers that are still receiving their replay.
     var replayBuffers: [UInt64: [AnyEventRecord]] = [:]
+    /// What was published of each event type: its count and its metric instruments, looked up
+    /// by type rather than by name on every publish.
+    private var published: [ObjectIdentifier: PublishedType] = [:]
     private(set) var history = Deque<AnyEventRecord>()
     private(set) var deadLetters = Deque<DeadLetter>()
     var stats = BrokerStats()
@@ -101,19 +104,40 @@ struct BrokerState {
         return (history.count, deadLetters.count)
     }
 
-    mutating func accept(_ record: AnyEventRecord, historyCapacity: Int) -> [Subscriber] {
+    /// Records a published record (history, count) and returns the subscribers to call now
+    /// (those still replaying history get it in their buffer instead), with the event type's
+    /// metric instruments once ``setInstruments(_:for:)`` stored them.
+    mutating func accept(
+        _ record: AnyEventRecord, historyCapacity: Int
+    ) -> (subscribers: [Subscriber], instruments: BrokerMetrics.PublishInstruments?) {
         if historyCapacity > 0 {
             if history.count >= historyCapacity { history.removeFirst(history.count - historyCapacity + 1) }
             history.append(record)
         }
-        stats.published[record.eventName, default: 0] += 1
+        let type = ObjectIdentifier(Swift.type(of: record.event))
+        let instruments = published[type, default: PublishedType(name: record.eventName)].count(record)
+        let targets = subscribers(for: record, type: type)
+        // No subscriber replaying history: every target is live (no copy of the list).
+        if replayBuffers.isEmpty { return (targets, instruments) }
         var live: [Subscriber] = []
-        for subscriber in subscribers(for: record) {
+        for subscriber in targets {
             if replayBuffers[subscriber.id]?.append(record) == nil {
                 live.append(subscriber)
             }
         }
-        return live
+        return (live, instruments)
+    }
+
+    /// Keeps the metric instruments of `record`'s event type for its later publishes.
+    mutating func setInstruments(_ instruments: BrokerMetrics.PublishInstruments, for record: AnyEventRecord) {
+        published[ObjectIdentifier(type(of: record.event)), default: PublishedType(name: record.eventName)].instruments = instruments
+    }
+
+    /// How many records of each event name were published.
+    var publishedCounts: [String: Int] {
+        var counts: [String: Int] = [:]
+        for entry in published.values { counts[entry.name, default: 0] += entry.count }
+        return counts
     }
 
     mutating func appendDeadLetters(_ letters: [DeadLetter], capacity: Int) {
@@ -124,9 +148,9 @@ struct BrokerState {
     }
 
     /// The subscribers of the record's type and of its category, merged into call order.
-    private func subscribers(for record: AnyEventRecord) -> [Subscriber] {
-        let typed = byEvent[ObjectIdentifier(type(of: record.event))] ?? []
-        let categorized = byCategory[record.category] ?? []
+    private func subscribers(for record: AnyEventRecord, type: ObjectIdentifier) -> [Subscriber] {
+        let typed = byEvent[type] ?? []
+        let categorized = byCategory.isEmpty ? [] : byCategory[record.category] ?? []
         if categorized.isEmpty { return typed }
         if typed.isEmpty { return categorized }
         var merged: [Subscriber] = []
@@ -154,6 +178,19 @@ struct BrokerState {
         let removed = lists[key]?.remove(at: index)
         if lists[key]?.isEmpty == true { lists[key] = nil }
         return removed
+    }
+}
+
+/// The publishes of one event type, for ``BrokerState``.
+struct PublishedType {
+    let name: String
+    var count = 0
+    var instruments: BrokerMetrics.PublishInstruments?
+
+    /// Counts one publish; returns the instruments.
+    mutating func count(_ record: AnyEventRecord) -> BrokerMetrics.PublishInstruments? {
+        count += 1
+        return instruments
     }
 }
 

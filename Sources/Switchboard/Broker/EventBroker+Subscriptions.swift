@@ -29,7 +29,7 @@ extension EventBroker {
             replay: replay,
             accepts: Self.typedFilter(E.self, filter),
             receive: { record, filtering in
-                guard let typed = record.record(as: E.self) else { return .delivered }
+                guard let typed = record.typedRecord(as: E.self) else { return .delivered }
                 if filtering, let filter, !filter(typed) { return .delivered }
                 return Self.call(handler, with: typed)
             }
@@ -107,7 +107,7 @@ extension EventBroker {
             replay: replay,
             accepts: Self.typedFilter(E.self, filter),
             receive: { record, filtering in
-                guard let typed = record.record(as: E.self) else { return .delivered }
+                guard let typed = record.typedRecord(as: E.self) else { return .delivered }
                 if filtering, let filter, !filter(typed) { return .delivered }
                 return Self.outcome(of: continuation.yield(typed), monitor: monitor) { _ in E.eventName }
             }
@@ -162,7 +162,7 @@ extension EventBroker {
         _ filter: (@Sendable (EventRecord<E>) -> Bool)?
     ) -> @Sendable (AnyEventRecord) -> Bool {
         { record in
-            guard let typed = record.record(as: E.self) else { return false }
+            guard let typed = record.typedRecord(as: E.self) else { return false }
             return filter?(typed) ?? true
         }
     }

@@ -149,7 +149,7 @@ public final class EventBroker: Sendable {
 
     private func dispatch(_ record: AnyEventRecord) {
         let start = elapsed()
-        let targets = state.withLock { $0.accept(record, historyCapacity: configuration.historyCapacity) }
+        let (targets, cached) = state.withLock { $0.accept(record, historyCapacity: configuration.historyCapacity) }
         var outcomes = DeliveryOutcomes()
         for (position, subscriber) in targets.enumerated() {
             // The first target was subscribed when the lock was let go a moment ago; a later one
@@ -157,12 +157,22 @@ public final class EventBroker: Sendable {
             deliver(record, to: subscriber, filtering: true, checkSubscribed: position > 0, into: &outcomes)
         }
         let dispatchTime = elapsed() - start
-        metrics.recordPublished(record.eventName, dispatchTime: dispatchTime)
+        let instruments = cached ?? makeInstruments(for: record)
+        instruments.published.increment()
+        instruments.dispatch.record(duration: dispatchTime)
         logger.trace(
             "Dispatched event",
             metadata: record.logMetadata.merging(["switchboard.subscriber.count": "\(targets.count)"]) { $1 }
         )
         commit(outcomes, dispatchTime: dispatchTime)
+    }
+
+    /// The metric instruments of `record`'s event type, made on its first publish (outside the
+    /// lock: the factory is someone else's code) and kept with the type's count.
+    private func makeInstruments(for record: AnyEventRecord) -> BrokerMetrics.PublishInstruments {
+        let instruments = metrics.publishInstruments(record.eventName)
+        state.withLock { $0.setInstruments(instruments, for: record) }
+        return instruments
     }
 
     /// Calls one subscriber for one record, unless it was cancelled meanwhile (checked when
