@@ -10,6 +10,10 @@
 # directory, not into the repository. Exits 1 when a target crashed, printing the crashing input's
 # path under .build-fuzz/findings/<TARGET>/; turn it into a regression test in the matching test
 # target. Needs jq.
+#
+# With PARALLEL=1 the targets run side by side (each on one core) instead of one after another,
+# so `PARALLEL=1 Scripts/fuzz.sh 3600` takes an hour rather than three. NICE=N runs the fuzzers
+# at that niceness (for example 19, to leave other work the CPU it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,24 +78,53 @@ done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=()
-for target in "${targets[@]}"; do
-    findings=.build-fuzz/findings/$target
+
+# Runs one target; its exit status says whether it crashed. Output goes to $work/<target>.log.
+fuzz_one() {
+    local target=$1 findings=.build-fuzz/findings/$1
     mkdir -p "$findings" "$work/$target"
-    echo "== fuzzing $target for ${seconds}s ($(ls Fuzz/Corpus/$target | wc -l) seeds)"
     # Swift's own backtracer would catch the fatal error before libFuzzer could save the input.
-    if SWIFT_BACKTRACE=enable=no ".build-fuzz/release/Fuzz$target" -max_total_time="$seconds" -timeout=10 \
-        -max_len=16384 -print_final_stats=1 -artifact_prefix="$findings/" "$work/$target" "Fuzz/Corpus/$target" \
-        > "$work/$target.log" 2>&1; then
+    SWIFT_BACKTRACE=enable=no nice -n "${NICE:-0}" ".build-fuzz/release/Fuzz$target" -max_total_time="$seconds" \
+        -timeout=10 -max_len=16384 -print_final_stats=1 -artifact_prefix="$findings/" "$work/$target" \
+        "Fuzz/Corpus/$target" > "$work/$target.log" 2>&1
+}
+
+# Prints what a finished target reported, and records it as failed when it crashed.
+report_one() {
+    local target=$1 status=$2
+    echo "== $target"
+    if [[ $status -eq 0 ]]; then
         grep -E '^(Done|stat::)' "$work/$target.log" || true
         grep -E '^#[0-9]+' "$work/$target.log" | tail -n 1 || true
     else
         failed+=("$target")
         tail -n 40 "$work/$target.log"
         grep -h 'Test unit written to' "$work/$target.log" || true
-        echo "== $target crashed; the input is under $findings/" >&2
+        echo "== $target crashed; the input is under .build-fuzz/findings/$target/" >&2
     fi
-done
+}
+
+failed=()
+if [[ ${PARALLEL:-0} == 1 ]]; then
+    declare -A pids
+    for target in "${targets[@]}"; do
+        echo "== fuzzing $target for ${seconds}s ($(ls "Fuzz/Corpus/$target" | wc -l) seeds), in parallel"
+        fuzz_one "$target" &
+        pids[$target]=$!
+    done
+    for target in "${targets[@]}"; do
+        status=0
+        wait "${pids[$target]}" || status=$?
+        report_one "$target" "$status"
+    done
+else
+    for target in "${targets[@]}"; do
+        echo "== fuzzing $target for ${seconds}s ($(ls "Fuzz/Corpus/$target" | wc -l) seeds)"
+        status=0
+        fuzz_one "$target" || status=$?
+        report_one "$target" "$status"
+    done
+fi
 
 if [[ ${#failed[@]} -gt 0 ]]; then
     echo "fuzzing found crashes in: ${failed[*]}" >&2

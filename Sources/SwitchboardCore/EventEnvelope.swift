@@ -95,6 +95,15 @@ public struct EventEnvelope: Hashable, Sendable {
     /// by ``JSONDocument``).
     package private(set) var document: JSONDocument?
 
+    /// About what holding the envelope keeps in memory, in bytes: the payload, the parsed
+    /// document when there is one, the subscription key and the `eventType`s, plus a fixed 96
+    /// for the envelope and its buffers' headers. Catch-up's bound on held envelopes
+    /// (``BackendNotifier/CatchUp/heldEnvelopeBytes``) counts with it.
+    package var retainedBytes: Int {
+        96 + payload.count + (document?.retainedBytes ?? 0) + subscription.rawValue.utf8.count
+            + eventTypes.reduce(0) { $0 + 16 + $1.utf8.count }
+    }
+
     /// Creates an envelope.
     /// - Parameters:
     ///   - subscription: The subscription that received the event.

@@ -34,6 +34,9 @@ package struct JSONDocument: Sendable {
     /// The top-level value.
     package var root: Index { Index(0) }
 
+    /// About what the document keeps in memory, in bytes: its text and its index of values.
+    package var retainedBytes: Int { bytes.capacity + nodes.capacity * MemoryLayout<Node>.stride }
+
     /// A node of the document.
     package struct Index: Hashable, Sendable {
         let value: Int

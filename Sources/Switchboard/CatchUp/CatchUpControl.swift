@@ -41,7 +41,9 @@ struct CatchUpControl {
         machine = CatchUpMachine(
             settings: CatchUpMachine.Settings(
                 rememberedDeliveries: setting.rememberedDeliveries, subscriptionSettleTime: setting.subscriptionSettleTime,
-                retries: setting.retries, retryDelay: setting.retryDelay),
+                retries: setting.retries, retryDelay: setting.retryDelay,
+                rememberedDeliveryBytes: setting.rememberedDeliveryBytes, caughtUpBytes: setting.caughtUpBytes,
+                heldEnvelopeBytes: setting.heldEnvelopeBytes),
             startedAt: now())
     }
 
@@ -70,10 +72,11 @@ struct CatchUpControl {
         return step(&machine!, readiness())
     }
 
-    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
-    mutating func hold(_ envelope: EventEnvelope) -> Bool {
-        guard machine != nil else { return false }
-        return machine!.hold(envelope)
+    /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now), with the
+    /// machine's actions.
+    mutating func hold(_ envelope: EventEnvelope, now: () -> Date) -> (held: Bool, actions: [CatchUpMachine.Action]) {
+        guard machine != nil else { return (false, []) }
+        return machine!.hold(envelope, now: now())
     }
 
     /// Whether a decoded value should reach consumers, counted, with the machine's actions.
@@ -104,6 +107,10 @@ struct CatchUpControl {
         case .fetch(let order):
             logger.debug("catching up", metadata: ["switchboard.catchUp.reason": "\(order.reason)"])
             ordered.yield(order)
+        case .evicted(let what, let count):
+            metrics.evicted(what).increment(by: Int64(count))
+            logger.warning("catch-up memory bound reached; entries forgotten", metadata: [
+                "switchboard.catchUp.evicted": "\(what.rawValue)", "switchboard.catchUp.count": "\(count)"])
         case .acknowledgementsOverdue, .release:
             return action
         }

@@ -19,6 +19,22 @@ struct CatchUpMachine {
         var subscriptionSettleTime: Duration
         var retries: Int
         var retryDelay: Duration
+        /// ``BackendNotifier/CatchUp/rememberedDeliveryBytes``.
+        var rememberedDeliveryBytes = BackendNotifier.CatchUp.defaultRememberedDeliveryBytes
+        /// ``BackendNotifier/CatchUp/caughtUpBytes``.
+        var caughtUpBytes = BackendNotifier.CatchUp.defaultCaughtUpBytes
+        /// ``BackendNotifier/CatchUp/heldEnvelopeBytes``.
+        var heldEnvelopeBytes = BackendNotifier.CatchUp.defaultHeldEnvelopeBytes
+    }
+
+    /// What a memory bound of catch-up forgot.
+    enum Eviction: String, Equatable, CaseIterable {
+        /// Live envelopes held during a catch-up; the catch-up runs once more to fetch them.
+        case heldEnvelopes = "held_envelopes"
+        /// Fingerprints of live deliveries (a catch-up could not move the checkpoint past them).
+        case rememberedDeliveries = "remembered_deliveries"
+        /// Fingerprints of events catch-ups delivered, kept to recognise their live copies.
+        case caughtUpFingerprints = "caught_up_fingerprints"
     }
 
     /// Why a catch-up runs.
@@ -26,12 +42,22 @@ struct CatchUpMachine {
         case start
         case gap(BackendNotifier.DeliveryGap)
         case rememberedDeliveriesFull
+        case heldEnvelopesFull
 
         var description: String {
             switch self {
             case .start: "start"
             case .gap(let gap): "\(gap)"
             case .rememberedDeliveriesFull: "remembered deliveries full"
+            case .heldEnvelopesFull: "held envelopes full"
+            }
+        }
+
+        /// It follows a (re)connection, so the fetch races the subscriptions being set up.
+        var followsConnection: Bool {
+            switch self {
+            case .start, .gap: true
+            case .rememberedDeliveriesFull, .heldEnvelopesFull: false
             }
         }
     }
@@ -74,6 +100,8 @@ struct CatchUpMachine {
         case fetch(Order)
         /// Deliver these held envelopes, in this order.
         case release([Held])
+        /// A memory bound forgot `count` entries of `what`: count and log it.
+        case evicted(Eviction, count: Int)
     }
 
     /// How a fetch that failed goes on.
@@ -116,6 +144,8 @@ struct CatchUpMachine {
     /// When the notifier started: the first catch-up starts there without a checkpoint.
     private let startedAt: Date
     private(set) var held: [Held] = []
+    /// What the held envelopes cost, in bytes (``EventEnvelope/retainedBytes``).
+    private(set) var heldBytes = 0
     /// Values delivered live since the checkpoint (two equal events are two deliveries).
     private var delivered = Fingerprints()
     /// The running catch-up's fetched values that reached consumers, and those skipped.
@@ -216,18 +246,35 @@ struct CatchUpMachine {
             caughtUp = Fingerprints()
         }
         // Only a catch-up that follows a (re)connection races the subscriptions being set up.
-        let settles = reason != .rememberedDeliveriesFull && !readiness.acknowledgesSubscriptions
+        let settles = reason.followsConnection && !readiness.acknowledgesSubscriptions
             && settings.subscriptionSettleTime > .zero
         return [.fetch(Order(reason: reason, since: startedAt, settle: settles ? settings.subscriptionSettleTime : nil))]
     }
 
     // MARK: Events
 
-    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
-    mutating func hold(_ envelope: EventEnvelope) -> Bool {
-        guard running else { return false }
+    /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now). When
+    /// the held envelopes would cost more than ``Settings/heldEnvelopeBytes``, those held so far
+    /// are dropped: what they carried is in the log, and the catch-up runs once more to fetch
+    /// it (one that has yet to read the log reads it later anyway). `now` is when they went.
+    mutating func hold(_ envelope: EventEnvelope, now: Date) -> (held: Bool, actions: [Action]) {
+        guard running else { return (false, []) }
+        let bytes = envelope.retainedBytes
+        var actions: [Action] = []
+        if !held.isEmpty, heldBytes + bytes > settings.heldEnvelopeBytes {
+            actions.append(.evicted(.heldEnvelopes, count: held.count))
+            // Fetched events logged before now can no longer arrive live on these connections:
+            // their copies were among the dropped.
+            for number in Set(held.map(\.connection)) {
+                if let window = windows[number], window.opened < now { windows[number]?.opened = now }
+            }
+            held.removeAll()
+            heldBytes = 0
+            if inFlight { again = again ?? .heldEnvelopesFull }
+        }
         held.append(Held(envelope: envelope, connection: connection))
-        return true
+        heldBytes += bytes
+        return (true, actions)
     }
 
     /// Whether a decoded value should reach consumers, with what that starts (a catch-up when
@@ -246,8 +293,8 @@ struct CatchUpMachine {
             fetchedDelivered += 1
             // Its live copy may carry the timestamp (AppSync Events) or not (the legacy contract).
             caughtUp.add(mark)
-            legacyCopies.fetched(mark.key, stream: stream, loggedAt: loggedAt)
-            return (true, [])
+            legacyCopies.fetched(mark, stream: stream, loggedAt: loggedAt)
+            return (true, boundCaughtUp())
         case .live:
             arrivedOn = connection
         case .released(let number):
@@ -264,8 +311,29 @@ struct CatchUpMachine {
             }
         if isCopy { return (false, []) }
         delivered.add(mark)
-        guard delivered.count >= settings.rememberedDeliveries, !running else { return (true, []) }
-        return (true, request(.rememberedDeliveriesFull, readiness: readiness))
+        var actions: [Action] = []
+        // A catch-up that moves the checkpoint forgets them; only when none could (it failed, or
+        // runs while the held envelopes are released) do they grow past the bound, and at twice
+        // the bound the surplus goes.
+        if delivered.bytes > 2 * settings.rememberedDeliveryBytes {
+            actions.append(.evicted(.rememberedDeliveries, count: delivered.evict(downTo: settings.rememberedDeliveryBytes)))
+        }
+        let full = delivered.count >= settings.rememberedDeliveries || delivered.bytes >= settings.rememberedDeliveryBytes
+        guard full, !running else { return (true, actions) }
+        return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness))
+    }
+
+    /// Keeps the fingerprints of caught-up events within ``Settings/caughtUpBytes``: those of
+    /// the catch-up before the last go first, then the oldest.
+    private mutating func boundCaughtUp() -> [Action] {
+        let limit = settings.caughtUpBytes
+        var evicted = 0
+        if caughtUp.bytes + caughtUpBefore.bytes > limit {
+            evicted += caughtUpBefore.evict(downTo: max(0, limit - caughtUp.bytes))
+            evicted += caughtUp.evict(downTo: limit)
+        }
+        evicted += legacyCopies.evict(downTo: limit)
+        return evicted > 0 ? [.evicted(.caughtUpFingerprints, count: evicted)] : []
     }
 
     // MARK: Fetch results
@@ -300,6 +368,7 @@ struct CatchUpMachine {
         chained = false
         let released = held
         held.removeAll()
+        heldBytes = 0
         guard !released.isEmpty else {
             forgetEarlierConnections(now: now)
             return (counts.0, counts.1, [])
@@ -347,6 +416,7 @@ struct CatchUpMachine {
     mutating func forgetUser() {
         delivered = Fingerprints()
         held.removeAll()
+        heldBytes = 0
         waiting = nil
         again = nil
         chained = false

@@ -22,6 +22,28 @@ extension BackendNotifier {
         /// them again. When more arrive between two gaps, the notifier catches up on its own to
         /// move the checkpoint forward and forgets them.
         public var rememberedDeliveries: Int
+        /// The most memory the remembered live deliveries may take, in bytes (each counts as
+        /// the size of its payload plus 64). Reaching it starts a catch-up that moves the
+        /// checkpoint and forgets them, as ``rememberedDeliveries`` does; nothing is lost. Only
+        /// when catch-ups keep failing do they grow further, and at twice this bound the
+        /// surplus is forgotten, counted in `switchboard.notifier.catch_up.evicted`
+        /// (`kind: remembered_deliveries`): a later catch-up may deliver such an event again.
+        /// 2 MiB by default.
+        public var rememberedDeliveryBytes: Int
+        /// The most memory the fingerprints of caught-up events may take, in bytes (counted as
+        /// ``rememberedDeliveryBytes`` counts), for each of the two ways their live copies are
+        /// recognised: by timestamp (AppSync Events) and by order on the connection (legacy
+        /// GraphQL). Past it the oldest are forgotten, counted in
+        /// `switchboard.notifier.catch_up.evicted` (`kind: caught_up_fingerprints`): a live copy
+        /// of a forgotten event that arrives after it is delivered again. 2 MiB by default.
+        public var caughtUpBytes: Int
+        /// The most memory live envelopes held back during a catch-up may take, in bytes (the
+        /// payload, its parsed index and the envelope's own fields). When the next one would
+        /// pass it, those held so far are dropped, counted in
+        /// `switchboard.notifier.catch_up.evicted` (`kind: held_envelopes`), and the catch-up
+        /// runs once more to fetch what they carried from the log: nothing is lost while the
+        /// log keeps it. 4 MiB by default.
+        public var heldEnvelopeBytes: Int
         /// How long a catch-up after a (re)connection waits, once every subscription was sent,
         /// before it reads the log, when the transport's wire dialect has no per-subscription
         /// acknowledgement (``/SwitchboardCore/EventTransport/acknowledgesSubscriptions`` is false: legacy
@@ -46,11 +68,23 @@ extension BackendNotifier {
         /// are measured on.
         public var clock: any Clock<Duration>
 
+        /// ``rememberedDeliveryBytes`` by default: 2 MiB.
+        public static let defaultRememberedDeliveryBytes = 2 << 20
+        /// ``caughtUpBytes`` by default: 2 MiB.
+        public static let defaultCaughtUpBytes = 2 << 20
+        /// ``heldEnvelopeBytes`` by default: 4 MiB.
+        public static let defaultHeldEnvelopeBytes = 4 << 20
+
         /// Creates the setting.
         /// - Parameters:
         ///   - source: Where missed events come from.
         ///   - store: Where the checkpoint is kept.
         ///   - rememberedDeliveries: How many live deliveries to remember between catch-ups.
+        ///   - rememberedDeliveryBytes: The memory they may take, in bytes; at least 1.
+        ///   - caughtUpBytes: The memory the fingerprints of caught-up events may take, in
+        ///     bytes; at least 1.
+        ///   - heldEnvelopeBytes: The memory envelopes held during a catch-up may take, in
+        ///     bytes; at least 1.
         ///   - subscriptionSettleTime: The wait before reading the log on a transport without
         ///     subscription acknowledgements; negative values count as zero.
         ///   - acknowledgementTimeout: The longest wait for acknowledgements; negative values
@@ -60,6 +94,8 @@ extension BackendNotifier {
         ///   - clock: The clock for the waits.
         public init(
             source: any CatchUpSource, store: any CheckpointStore, rememberedDeliveries: Int = 100_000,
+            rememberedDeliveryBytes: Int = defaultRememberedDeliveryBytes, caughtUpBytes: Int = defaultCaughtUpBytes,
+            heldEnvelopeBytes: Int = defaultHeldEnvelopeBytes,
             subscriptionSettleTime: Duration = .milliseconds(500), acknowledgementTimeout: Duration = .seconds(10),
             retries: Int = 2, retryDelay: Duration = .seconds(1), clock: any Clock<Duration> = ContinuousClock()
         ) {
@@ -68,6 +104,9 @@ extension BackendNotifier {
             self.source = source
             self.store = store
             self.rememberedDeliveries = max(1, rememberedDeliveries)
+            self.rememberedDeliveryBytes = max(1, rememberedDeliveryBytes)
+            self.caughtUpBytes = max(1, caughtUpBytes)
+            self.heldEnvelopeBytes = max(1, heldEnvelopeBytes)
             self.subscriptionSettleTime = max(.zero, subscriptionSettleTime)
             self.acknowledgementTimeout = max(.zero, acknowledgementTimeout)
             self.clock = clock

@@ -34,14 +34,18 @@ struct LegacyCopies {
     private struct Fetched {
         var key: FingerprintKey
         var loggedAt: Date
+        var bytes: Int
     }
 
     /// Per stream: fetched events in log order, and the first one not yet passed by a copy.
     private var streams: [StreamID: (events: [Fetched], next: Int)] = [:]
+    /// What the fetched events not yet passed cost, in bytes (their fingerprints' ``Fingerprint/bytes``).
+    private(set) var bytes = 0
 
     /// Remembers an event a catch-up delivered.
-    mutating func fetched(_ key: FingerprintKey, stream: StreamID, loggedAt: Date) {
-        streams[stream, default: ([], 0)].events.append(Fetched(key: key, loggedAt: loggedAt))
+    mutating func fetched(_ mark: Fingerprint, stream: StreamID, loggedAt: Date) {
+        streams[stream, default: ([], 0)].events.append(Fetched(key: mark.key, loggedAt: loggedAt, bytes: mark.bytes))
+        bytes += mark.bytes
     }
 
     /// Whether a live event is the copy of a fetched one: the first fetched event of its stream,
@@ -53,17 +57,46 @@ struct LegacyCopies {
         guard let index = candidates.firstIndex(where: { $0.key == key && window.mayCarry(loggedAt: $0.loggedAt) }) else {
             return false
         }
-        streams[stream]?.next = index + 1
+        pass(stream, upTo: index + 1)
         return true
+    }
+
+    /// Forgets the oldest fetched events (by log time, across streams) until the rest cost at
+    /// most `limit` bytes; returns how many went. A live copy of one of them that arrives later
+    /// is taken for a new event.
+    mutating func evict(downTo limit: Int) -> Int {
+        var evicted = 0
+        while bytes > limit {
+            let oldest = streams.min { $0.value.events[$0.value.next].loggedAt < $1.value.events[$1.value.next].loggedAt }
+            guard let (stream, entry) = oldest else { break }
+            pass(stream, upTo: entry.next + 1)
+            evicted += 1
+        }
+        return evicted
+    }
+
+    /// Moves `stream`'s cursor to `next`, dropping what it passed once that is most of the array.
+    private mutating func pass(_ stream: StreamID, upTo next: Int) {
+        guard var entry = streams.removeValue(forKey: stream) else { return }
+        bytes -= entry.events[entry.next..<next].reduce(0) { $0 + $1.bytes }
+        entry.next = next
+        if entry.next == entry.events.count { return }
+        if entry.next * 2 > entry.events.count {
+            entry.events.removeFirst(entry.next)
+            entry.next = 0
+        }
+        streams[stream] = entry
     }
 
     /// Forgets the fetched events that no connection opened at or after `date` can carry, and
     /// those the cursors passed.
     mutating func forget(loggedBefore date: Date) {
         let bound = ConnectionWindow(opened: date)
+        bytes = 0
         for (stream, entry) in streams {
             let kept = entry.events[entry.next...].filter { bound.mayCarry(loggedAt: $0.loggedAt) }
             streams[stream] = kept.isEmpty ? nil : (Array(kept), 0)
+            bytes += kept.reduce(0) { $0 + $1.bytes }
         }
     }
 

@@ -74,7 +74,7 @@ struct EventDelivery {
         }
         // The same event looks the same on both transports once the metadata only AppSync
         // Events carries is left out: that is how a catch-up recognises what arrived live.
-        guard admit({ Self.fingerprint(value, stream: descriptor.id) }, descriptor.id, route) else { return }
+        guard admit({ Self.fingerprint(value, stream: descriptor.id, payloadBytes: envelope.payload.count) }, descriptor.id, route) else { return }
         if let filter, !filter.shouldDeliver(value, metadata: metadata) {
             metrics.filtered.increment()
             logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])
@@ -110,11 +110,14 @@ struct EventDelivery {
     }
 
     /// A value's identity for recognising it again: its stream and its typed fields, without
-    /// `eventType` and `timestamp` (only AppSync Events carries them), and its timestamp aside.
-    static func fingerprint<Output: CatalogEvent>(_ value: Output, stream: StreamID) -> Fingerprint {
+    /// `eventType` and `timestamp` (only AppSync Events carries them), and its timestamp aside;
+    /// it costs what its payload took (`payloadBytes`) plus ``Fingerprints/entryOverhead``.
+    static func fingerprint<Output: CatalogEvent>(_ value: Output, stream: StreamID, payloadBytes: Int) -> Fingerprint {
         var bare = value
         bare.eventType = nil
         bare.timestamp = nil
-        return Fingerprint(key: FingerprintKey(stream: stream, fields: AnyHashable(bare)), timestamp: value.timestamp)
+        return Fingerprint(
+            key: FingerprintKey(stream: stream, fields: AnyHashable(bare)), timestamp: value.timestamp,
+            bytes: payloadBytes + Fingerprints.entryOverhead)
     }
 }

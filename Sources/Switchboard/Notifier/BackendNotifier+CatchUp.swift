@@ -27,6 +27,13 @@ extension BackendNotifier {
         return admitted
     }
 
+    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
+    func holdBack(_ envelope: EventEnvelope) -> Bool {
+        let (held, actions) = catchUp.hold(envelope, now: configuration.now)
+        if !actions.isEmpty { perform(actions) }
+        return held
+    }
+
     private func perform(_ actions: [CatchUpMachine.Action]) {
         for action in actions {
             switch catchUp.carryOut(action, broker: broker, transport: transportKind, logger: logger) {
@@ -36,7 +43,7 @@ extension BackendNotifier {
             case .release(let held)?:
                 for entry in held { deliver(entry.envelope, route: .released(connection: entry.connection)) }
                 catchUp.note { $0.releaseDelivered(now: configuration.now()) }
-            case .announceGap?, .timeAcknowledgements?, .fetch?, nil:
+            case .announceGap?, .timeAcknowledgements?, .fetch?, .evicted?, nil:
                 break
             }
         }

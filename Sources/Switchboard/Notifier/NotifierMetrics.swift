@@ -3,6 +3,9 @@ import SwitchboardCore
 
 /// The counters of catching up after gaps.
 struct CatchUpMetrics: Sendable {
+    /// The counter of what a memory bound forgot of `kind`.
+    func evicted(_ kind: CatchUpMachine.Eviction) -> Counter { evictions[kind]! }
+
     /// Missed events delivered by a catch-up.
     let delivered: Counter
     /// Events a catch-up fetched that consumers had already got live, or that arrived live
@@ -13,12 +16,17 @@ struct CatchUpMetrics: Sendable {
     /// Attempts that failed on a network error or a timeout and were tried again, live events
     /// still held.
     let retries: Counter
+    /// What catch-up's memory bounds forgot, by kind (``CatchUpMachine/Eviction``).
+    private let evictions: [CatchUpMachine.Eviction: Counter]
 
     init(factory: any MetricsFactory) {
         delivered = Counter(label: "switchboard.notifier.catch_up.delivered", factory: factory)
         duplicates = Counter(label: "switchboard.notifier.catch_up.duplicates", factory: factory)
         failures = Counter(label: "switchboard.notifier.catch_up.failures", factory: factory)
         retries = Counter(label: "switchboard.notifier.catch_up.retries", factory: factory)
+        evictions = Dictionary(uniqueKeysWithValues: CatchUpMachine.Eviction.allCases.map {
+            ($0, Counter(label: "switchboard.notifier.catch_up.evicted", dimensions: [("kind", $0.rawValue)], factory: factory))
+        })
     }
 }
 

@@ -19,14 +19,14 @@ struct CatchUpMachineTests {
                       receivedAt: start, transport: .appsync)
     }
 
-    func mark(_ org: String, timestamp: Date?) -> Fingerprint {
+    func mark(_ org: String, timestamp: Date?, bytes: Int = Fingerprints.entryOverhead) -> Fingerprint {
         Fingerprint(key: FingerprintKey(stream: StreamCatalog.plan, fields: AnyHashable(PlanStateOutput(orgId: org))),
-                    timestamp: timestamp)
+                    timestamp: timestamp, bytes: bytes)
     }
 
     /// A machine connected once, its first catch-up ordered.
-    func started() -> (CatchUpMachine, CatchUpMachine.Order) {
-        var machine = CatchUpMachine(settings: settings, startedAt: start)
+    func started(_ settings: CatchUpMachine.Settings? = nil) -> (CatchUpMachine, CatchUpMachine.Order) {
+        var machine = CatchUpMachine(settings: settings ?? self.settings, startedAt: start)
         machine.attemptStarted(at: at(0))
         machine.connectionOpened(at: at(10))
         let actions = machine.connected(after: nil, readiness: ready)
@@ -188,5 +188,14 @@ struct CatchUpMachineTests {
         let trim = machine.trimForMemory(signedIn: true, readiness: ready)
         #expect(trim.rememberedDeliveries == 1)
         #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, since: start, settle: nil))])
+    }
+}
+
+extension CatchUpMachine {
+    /// Holds `envelope` where no memory bound is near (the bounds have tests of their own).
+    mutating func hold(_ envelope: EventEnvelope) -> Bool {
+        let (held, actions) = hold(envelope, now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(actions.isEmpty)
+        return held
     }
 }

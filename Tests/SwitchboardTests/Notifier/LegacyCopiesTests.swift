@@ -8,7 +8,7 @@ import Testing
 private final class Copies {
     var value = LegacyCopies()
     func fetched(_ key: String, stream: StreamID, loggedAt: Date) {
-        value.fetched(Self.key(key, stream), stream: stream, loggedAt: loggedAt)
+        value.fetched(Fingerprint(key: Self.key(key, stream), timestamp: nil), stream: stream, loggedAt: loggedAt)
     }
     func takeCopy(_ key: String, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
         value.takeCopy(Self.key(key, stream), stream: stream, arrivedOn: window)

@@ -1,0 +1,127 @@
+import Foundation
+import SwitchboardCore
+import Testing
+
+@testable import Switchboard
+
+/// Catch-up's memory bounds, in bytes: each filled, what it forgets counted, and what follows.
+@Suite("Catch-up machine: memory bounds")
+struct CatchUpBoundsTests {
+    let base = CatchUpMachineTests()
+    var ready: CatchUpMachine.Readiness { base.ready }
+    var plan: StreamID { StreamCatalog.plan }
+
+    func settings(
+        remembered: Int = 1 << 20, caughtUp: Int = 1 << 20, held: Int = 1 << 20, entries: Int = 100_000
+    ) -> CatchUpMachine.Settings {
+        CatchUpMachine.Settings(
+            rememberedDeliveries: entries, subscriptionSettleTime: .milliseconds(500), retries: 2, retryDelay: .seconds(1),
+            rememberedDeliveryBytes: remembered, caughtUpBytes: caughtUp, heldEnvelopeBytes: held)
+    }
+
+    @Test("an envelope counts its payload, its parsed index and its own fields")
+    func envelopeBytes() {
+        let small = base.envelope("a"), large = base.envelope(String(repeating: "x", count: 1000))
+        #expect(small.retainedBytes > small.payload.count + 96, "the parsed index counts too")
+        #expect(large.retainedBytes - small.retainedBytes >= 999 * 2, "the text, in the payload and in the document")
+    }
+
+    @Test("held envelopes past the bound are dropped and counted; the running catch-up runs once more, then releases what came after")
+    func heldBound() {
+        let envelopes = ["a", "b", "c", "d"].map(base.envelope)
+        var (machine, _) = base.started(settings(held: envelopes[0].retainedBytes * 2 + 1))
+        for envelope in envelopes[..<2] {
+            let (held, actions) = machine.hold(envelope, now: base.at(5))
+            #expect(held && actions.isEmpty)
+        }
+        #expect(machine.heldBytes == envelopes[0].retainedBytes * 2)
+        let (held, actions) = machine.hold(envelopes[2], now: base.at(6))
+        #expect(held)
+        #expect(actions == [.evicted(.heldEnvelopes, count: 2)])
+        #expect(machine.held.map(\.envelope) == [envelopes[2]] && machine.heldBytes == envelopes[2].retainedBytes)
+        // The fetch in flight may have read the log before the dropped events were logged.
+        let first = machine.ended(succeeded: true, now: base.at(10), readiness: ready)
+        #expect(first.actions == [.fetch(.init(reason: .heldEnvelopesFull, since: base.start, settle: nil))])
+        let heldMore = machine.hold(envelopes[3], now: base.at(11))
+        #expect(heldMore.held && heldMore.actions.isEmpty)
+        let second = machine.ended(succeeded: true, now: base.at(12), readiness: ready)
+        #expect(second.actions == [.release([.init(envelope: envelopes[2], connection: 1), .init(envelope: envelopes[3], connection: 1)])])
+        #expect(machine.heldBytes == 0)
+    }
+
+    @Test("a legacy event whose live copy was dropped with the held envelopes is not matched against a later equal one")
+    func heldBoundLegacyCopies() {
+        let a = base.envelope("a")
+        var (machine, _) = base.started(settings(held: a.retainedBytes + 1))
+        _ = machine.hold(a, now: base.at(5))
+        _ = machine.hold(base.envelope("b"), now: base.at(6))  // drops "a", which was logged at 4
+        _ = machine.ended(succeeded: true, now: base.at(7), readiness: ready)
+        // The next round fetches "a" again; "b" is still held.
+        let fetched = machine.admit(base.mark("a", timestamp: base.at(4)), stream: plan, route: .caughtUp(loggedAt: base.at(4)),
+                                    now: base.at(8), readiness: ready)
+        #expect(fetched.admitted)
+        let released = machine.ended(succeeded: true, now: base.at(9), readiness: ready)
+        #expect(released.actions.count == 1)
+        _ = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .released(connection: 1), now: base.at(10), readiness: ready)
+        machine.releaseDelivered(now: base.at(10))
+        // "a" published again later, live: a new event, not the copy of the fetched one.
+        let again = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(20), readiness: ready)
+        #expect(again.admitted)
+    }
+
+    @Test("remembered deliveries reaching their bytes start a catch-up that moves the checkpoint; its success forgets them")
+    func rememberedBound() {
+        var (machine, _) = base.started(settings(remembered: 250))
+        _ = machine.ended(succeeded: true, now: base.at(1), readiness: ready)
+        for (index, org) in ["a", "b"].enumerated() {
+            let (admitted, actions) = machine.admit(
+                base.mark(org, timestamp: base.at(2 + index), bytes: 100), stream: plan, route: .live, now: base.at(3), readiness: ready)
+            #expect(admitted && actions.isEmpty)
+        }
+        let third = machine.admit(base.mark("c", timestamp: base.at(4), bytes: 100), stream: plan, route: .live, now: base.at(5), readiness: ready)
+        #expect(third.admitted)
+        #expect(third.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, since: base.start, settle: nil))])
+        #expect(machine.rememberedDeliveries == 3, "nothing forgotten: the catch-up will move the checkpoint")
+        _ = machine.ended(succeeded: true, now: base.at(6), readiness: ready)
+        #expect(machine.rememberedDeliveries == 0)
+    }
+
+    @Test("when no catch-up moves the checkpoint, remembered deliveries past twice the bound are cut back to it, counted")
+    func rememberedEviction() {
+        var (machine, _) = base.started(settings(remembered: 250))
+        _ = machine.ended(succeeded: true, now: base.at(1), readiness: ready)
+        var offline = ready
+        offline.connected = false
+        var evicted: [CatchUpMachine.Action] = []
+        // Released envelopes keep coming while the catch-up asked for cannot start.
+        for index in 0..<6 {
+            let (admitted, actions) = machine.admit(
+                base.mark("\(index)", timestamp: base.at(10 + index), bytes: 100), stream: plan, route: .released(connection: 1),
+                now: base.at(20), readiness: offline)
+            #expect(admitted)
+            evicted += actions.filter { if case .evicted = $0 { true } else { false } }
+        }
+        #expect(evicted == [.evicted(.rememberedDeliveries, count: 4)], "at 600 bytes (over 500) cut to 200")
+        #expect(machine.rememberedDeliveries == 2)
+    }
+
+    @Test("fingerprints of caught-up events stay within their bytes: the oldest go, counted, and their late copies are new")
+    func caughtUpBound() {
+        var (machine, _) = base.started(settings(caughtUp: 250))
+        var evictions: [CatchUpMachine.Action] = []
+        for (index, org) in ["a", "b", "c"].enumerated() {
+            let (admitted, actions) = machine.admit(
+                base.mark(org, timestamp: base.at(2 + index), bytes: 100), stream: plan,
+                route: .caughtUp(loggedAt: base.at(2 + index)), now: base.at(8), readiness: ready)
+            #expect(admitted)
+            evictions += actions
+        }
+        // The timestamped set forgets one, the ordered (legacy) set its oldest, "a".
+        #expect(evictions == [.evicted(.caughtUpFingerprints, count: 2)])
+        _ = machine.ended(succeeded: true, now: base.at(9), readiness: ready)
+        let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(10), readiness: ready)
+        #expect(copyOfA.admitted, "forgotten: taken for a new event")
+        let copyOfB = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .live, now: base.at(11), readiness: ready)
+        #expect(!copyOfB.admitted, "still known: recognised as the copy")
+    }
+}
