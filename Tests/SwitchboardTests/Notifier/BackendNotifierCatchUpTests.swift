@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 @testable import Switchboard
 import SwitchboardCore
 import SwitchboardSync
@@ -113,6 +114,7 @@ struct BackendNotifierCatchUpTests {
     func run(
         _ kind: TransportKind = .appsync, behavior: ScriptedTransport.Behavior = .automatic,
         acknowledgesSubscriptions: Bool = true, settleClock: ManualClock? = nil,
+        heldEnvelopeBytes: Int = BackendNotifier.CatchUp.defaultHeldEnvelopeBytes, metrics: TestMetrics? = nil,
         _ body: (Harness) async throws -> Void
     ) async throws {
         let transport = ScriptedTransport(kind: kind, behavior: behavior, acknowledgesSubscriptions: acknowledgesSubscriptions)
@@ -123,8 +125,9 @@ struct BackendNotifierCatchUpTests {
         let notifier = BackendNotifier(
             transport: transport, session: session,
             configuration: .init(catchUp: .init(
-                source: log, store: store, subscriptionSettleTime: .seconds(1), clock: settleClock ?? ManualClock())),
-            broker: broker.broker)
+                source: log, store: store, heldEnvelopeBytes: heldEnvelopeBytes, subscriptionSettleTime: .seconds(1),
+                clock: settleClock ?? ManualClock())),
+            broker: broker.broker, metricsFactory: metrics)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await notifier.run() }
             try await body(Harness(notifier: notifier, transport: transport, session: session, log: log, store: store, broker: broker))
@@ -180,6 +183,36 @@ struct BackendNotifierCatchUpTests {
             h.publishRole("e")
             let got = await take(4, from: &roles)
             #expect(got == ["b", "c", "d", "e"])
+        }
+    }
+
+    @Test("held envelopes past their bytes are dropped, counted, and fetched again: every event still arrives once, in order")
+    func heldEnvelopesBound() async throws {
+        let metrics = TestMetrics()
+        // Room for two held role envelopes, not three.
+        let envelope = EventEnvelope(
+            subscription: SubscriptionKey(Self.roleChannel),
+            payload: Data(#"{"eventType":"user/roleChanged","timestamp":"2026-11-22T10:00:00.000Z","reason":"c"}"#.utf8),
+            receivedAt: Date(), transport: .appsync)
+        try await run(heldEnvelopeBytes: envelope.retainedBytes * 2 + 10, metrics: metrics) { h in
+            var roles = await h.notifier.roleValues().makeAsyncIterator()
+            await connected(h)
+            h.publishRole("a")
+            #expect(await take(1, from: &roles) == ["a"])
+            h.log.close()
+            h.publishRole("b", missed: true)
+            h.transport.dropConnection()
+            await h.log.waitUntilHeld()  // the catch-up has read "a" and "b"
+            // Live while it is held: "c" and "d" fill the room, "e" drops them, "f" joins "e".
+            for reason in ["c", "d", "e", "f"] { h.publishRole(reason) }
+            let evicted = try metrics.expectCounter("switchboard.notifier.catch_up.evicted", [("kind", "held_envelopes")])
+            while evicted.totalValue == 0, !Task.isCancelled { try await Task.sleep(for: .milliseconds(1)) }
+            h.log.open()
+            #expect(await take(5, from: &roles) == ["b", "c", "d", "e", "f"])
+            #expect(evicted.totalValue == 2)
+            #expect(h.log.calls >= 3, "the start, the reconnect, and once more for what was dropped")
+            h.publishRole("g")
+            #expect(await take(1, from: &roles) == ["g"])
         }
     }
 
