@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// The one abstraction both transports implement.
 ///
 /// A transport owns one logical connection at a time. Its owner drives it with commands
@@ -102,14 +104,27 @@ public struct TransportEvents: AsyncSequence, Sendable {
     public typealias Element = TransportEvent
     public typealias Failure = Never
 
-    private let stream: HandOff<TransportEvent>
+    /// An event with when the transport yielded it, for connection-state changes only, on the
+    /// clock its reader installed (``stampingStateChanges(with:)``); nil otherwise.
+    package struct Stamped: Sendable {
+        package var event: TransportEvent
+        package var yieldedAt: Date?
+    }
+
+    private let stream: HandOff<Stamped>
+    private let clock: LockedValue<(@Sendable () -> Date)?>
 
     /// Feeds a ``TransportEvents`` sequence; transports keep it and yield into it.
     public struct Continuation: Sendable {
-        fileprivate let continuation: HandOff<TransportEvent>.Continuation
+        fileprivate let continuation: HandOff<Stamped>.Continuation
+        fileprivate let clock: LockedValue<(@Sendable () -> Date)?>
 
         /// Appends an event.
-        public func yield(_ event: TransportEvent) { continuation.yield(event) }
+        public func yield(_ event: TransportEvent) {
+            var yieldedAt: Date?
+            if case .connectionStateChanged = event, let now = clock.withLock({ $0 }) { yieldedAt = now() }
+            continuation.yield(Stamped(event: event, yieldedAt: yieldedAt))
+        }
 
         /// Ends the sequence.
         public func finish() { continuation.finish() }
@@ -117,20 +132,33 @@ public struct TransportEvents: AsyncSequence, Sendable {
 
     /// Makes a sequence and the continuation that feeds it.
     public static func makeStream() -> (events: TransportEvents, continuation: Continuation) {
-        let (stream, continuation) = HandOff<TransportEvent>.makeStream()
-        return (TransportEvents(stream: stream), Continuation(continuation: continuation))
+        let (stream, continuation) = HandOff<Stamped>.makeStream()
+        let clock = LockedValue<(@Sendable () -> Date)?>(nil)
+        return (TransportEvents(stream: stream, clock: clock), Continuation(continuation: continuation, clock: clock))
+    }
+
+    /// From now on, every connection-state change is stamped with `now()` as the transport
+    /// yields it: its reader may take it later, behind a backlog, and a catch-up matching
+    /// legacy live copies needs to know when a connection attempt really began.
+    package func stampingStateChanges(with now: @escaping @Sendable () -> Date) {
+        clock.withLock { $0 = now }
     }
 
     /// The iterator of ``TransportEvents``; make one per sequence.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: HandOff<TransportEvent>.AsyncIterator
+        fileprivate var base: HandOff<Stamped>.AsyncIterator
 
         /// The next event; nil once the sequence ended (the transport finished it, or the task
         /// was cancelled) and every event buffered before was handed out.
-        public mutating func next() async -> TransportEvent? { await base.next(isolation: nil) }
+        public mutating func next() async -> TransportEvent? { await base.next(isolation: nil)?.event }
 
         /// The next event, waiting on the caller's isolation.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> TransportEvent? {
+            await base.next(isolation: actor)?.event
+        }
+
+        /// The next event with when it was yielded (see ``TransportEvents/stampingStateChanges(with:)``).
+        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> Stamped? {
             await base.next(isolation: actor)
         }
     }

@@ -34,8 +34,9 @@ package struct JSONDocument: Sendable {
     /// The top-level value.
     package var root: Index { Index(0) }
 
-    /// About what the document keeps in memory, in bytes: its text and its index of values.
-    package var retainedBytes: Int { bytes.capacity + nodes.capacity * MemoryLayout<Node>.stride }
+    /// About what the document keeps in memory, in bytes: its text and its index of values (by
+    /// count, not capacity, so that equal documents count the same).
+    package var retainedBytes: Int { bytes.count + nodes.count * MemoryLayout<Node>.stride }
 
     /// A node of the document.
     package struct Index: Hashable, Sendable {

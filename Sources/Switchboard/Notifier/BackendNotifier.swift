@@ -248,6 +248,7 @@ public actor BackendNotifier {
     /// streams. Reports the end through `inputs` once the last event was handled.
     func drive(_ slot: TransportSlot) async {
         let transport = slot.transport
+        transport.events.stampingStateChanges(with: configuration.now)
         let error = await withTaskGroup(of: (any Error)?.self, returning: (any Error)?.self) { group in
             group.addTask {
                 // `run()` returns after a shutdown or when cancelled; shutting down (again) makes
@@ -260,13 +261,16 @@ public actor BackendNotifier {
                     return error
                 }
             }
-            // Read on the actor: buffered events are taken without suspending.
-            for await event in transport.events {
+            // Read on the actor: buffered events are taken without suspending. State changes
+            // carry when the transport reported them: this actor may read them behind a backlog.
+            var events = transport.events.makeAsyncIterator()
+            while let stamped = await events.nextStamped(isolation: self) {
+                let event = stamped.event
                 guard slot.generation == switching.generation else {
                     dropStale(event)
                     continue
                 }
-                handle(event, seenAt: configuration.now())
+                handle(event, seenAt: stamped.yieldedAt ?? configuration.now())
                 // An event changes only its stream's last event time, which delivery publishes.
                 if case .received = event {} else { publishStreamStatuses() }
             }
