@@ -158,8 +158,8 @@ public struct TransportEvents: AsyncSequence, Sendable {
         }
 
         /// The next event with when it was yielded (see ``TransportEvents/stampingStateChanges(with:)``).
-        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> Stamped? {
-            await base.next(isolation: actor)
+        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> (event: TransportEvent, yieldedAt: Date?)? {
+            await base.next(isolation: actor).map { ($0.event, $0.yieldedAt) }
         }
     }
 

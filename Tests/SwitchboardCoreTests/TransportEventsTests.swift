@@ -30,7 +30,7 @@ struct TransportEventsTests {
 
         var iterator = events.makeAsyncIterator()
         var read: [(TransportEvent, Date?)] = []
-        while let stamped = await iterator.nextStamped(isolation: nil) { read.append((stamped.event, stamped.yieldedAt)) }
+        while let stamped = await iterator.nextStamped(isolation: nil) { read.append(stamped) }
         #expect(read.map(\.0) == [
             .connectionStateChanged(.connecting(attempt: 1)), .connectionStateChanged(.connecting(attempt: 2)),
             .subscriptionEstablished("k"), .connectionStateChanged(.connected),

@@ -72,11 +72,19 @@ struct CatchUpControl {
         return step(&machine!, readiness())
     }
 
-    /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now), with the
-    /// machine's actions.
-    mutating func hold(_ envelope: EventEnvelope, now: () -> Date) -> (held: Bool, actions: [CatchUpMachine.Action]) {
-        guard machine != nil else { return (false, []) }
-        return machine!.hold(envelope, now: now())
+    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
+    /// What the held envelopes' bound drops is counted and logged here.
+    mutating func hold(_ envelope: EventEnvelope, now: () -> Date, logger: Logger) -> Bool {
+        guard machine != nil else { return false }
+        let (held, actions) = machine!.hold(envelope, now: now())
+        for case .evicted(let what, let count) in actions { evicted(what, count: count, logger: logger) }
+        return held
+    }
+
+    private func evicted(_ what: CatchUpMachine.Eviction, count: Int, logger: Logger) {
+        metrics.evicted(what).increment(by: Int64(count))
+        logger.warning("catch-up memory bound reached; entries forgotten", metadata: [
+            "switchboard.catchUp.evicted": "\(what.rawValue)", "switchboard.catchUp.count": "\(count)"])
     }
 
     /// Whether a decoded value should reach consumers, counted, with the machine's actions.
@@ -108,9 +116,7 @@ struct CatchUpControl {
             logger.debug("catching up", metadata: ["switchboard.catchUp.reason": "\(order.reason)"])
             ordered.yield(order)
         case .evicted(let what, let count):
-            metrics.evicted(what).increment(by: Int64(count))
-            logger.warning("catch-up memory bound reached; entries forgotten", metadata: [
-                "switchboard.catchUp.evicted": "\(what.rawValue)", "switchboard.catchUp.count": "\(count)"])
+            evicted(what, count: count, logger: logger)
         case .acknowledgementsOverdue, .release:
             return action
         }

@@ -27,13 +27,6 @@ extension BackendNotifier {
         return admitted
     }
 
-    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
-    func holdBack(_ envelope: EventEnvelope) -> Bool {
-        let (held, actions) = catchUp.hold(envelope, now: configuration.now)
-        if !actions.isEmpty { perform(actions) }
-        return held
-    }
-
     private func perform(_ actions: [CatchUpMachine.Action]) {
         for action in actions {
             switch catchUp.carryOut(action, broker: broker, transport: transportKind, logger: logger) {

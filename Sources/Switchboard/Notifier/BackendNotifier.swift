@@ -264,13 +264,12 @@ public actor BackendNotifier {
             // Read on the actor: buffered events are taken without suspending. State changes
             // carry when the transport reported them: this actor may read them behind a backlog.
             var events = transport.events.makeAsyncIterator()
-            while let stamped = await events.nextStamped(isolation: self) {
-                let event = stamped.event
+            while case let (event, yieldedAt)? = await events.nextStamped(isolation: self) {
                 guard slot.generation == switching.generation else {
                     dropStale(event)
                     continue
                 }
-                handle(event, seenAt: stamped.yieldedAt ?? configuration.now())
+                handle(event, seenAt: yieldedAt ?? configuration.now())
                 // An event changes only its stream's last event time, which delivery publishes.
                 if case .received = event {} else { publishStreamStatuses() }
             }

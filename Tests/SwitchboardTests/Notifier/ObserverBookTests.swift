@@ -77,7 +77,7 @@ struct CatchUpControlTests {
         var control = CatchUpControl(setting: nil, metricsFactory: TestMetrics())
         control.start(at: { Issue.record("the time was read with catch-up off"); return Date(timeIntervalSince1970: 0) }())
         let envelope = EventEnvelope(subscription: "s", payload: Data("{}".utf8), receivedAt: Date(timeIntervalSince1970: 0), transport: .appsync)
-        let held = control.hold(envelope, now: { Date(timeIntervalSince1970: 0) }).held
+        let held = control.hold(envelope, now: { Date(timeIntervalSince1970: 0) }, logger: Logger(label: "test"))
         #expect(!held)
         let readiness = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
         let (admitted, actions) = control.admit(
