@@ -52,8 +52,6 @@ struct CatchUpMachine {
     private(set) var connection = 0
     /// When each connection whose live events may still need matching was open.
     private var windows: [Int: ConnectionWindow] = [:]
-    /// When the latest connection attempt started.
-    private var attemptStartedAt: Date?
 
     init(settings: Settings, startedAt: Date) {
         self.settings = settings
@@ -65,16 +63,15 @@ struct CatchUpMachine {
 
     // MARK: Connections
 
-    /// A connection attempt started at `date`.
-    mutating func attemptStarted(at date: Date) { attemptStartedAt = date }
-
-    /// A connection opened (seen at `date`); it is open from when its attempt started.
+    /// A connection opened at `date`: when the transport reported it connected, before it
+    /// subscribed on it, so no event logged earlier can arrive on it. (Not when its attempt
+    /// began: an event logged while the socket was being made is missed, and counting it as
+    /// carried would take a later live event with equal fields for its copy.)
     mutating func connectionOpened(at date: Date) {
         connection += 1
         // Without held events, live ones arrive on this connection and later ones only.
         if !running { windows.removeAll() }
-        windows[connection] = ConnectionWindow(opened: attemptStartedAt ?? date)
-        attemptStartedAt = nil
+        windows[connection] = ConnectionWindow(opened: date)
     }
 
     /// The current connection was seen lost at `date` (kept if it was seen earlier).

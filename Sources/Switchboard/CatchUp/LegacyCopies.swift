@@ -1,7 +1,8 @@
 import Foundation
 
-/// When one connection of the notifier was open, on this machine's clock: from the start of the
-/// attempt that made it until it was seen lost (nil while open).
+/// When one connection of the notifier was open, on this machine's clock: from when the
+/// transport reported it connected (before subscribing on it) until it reported it lost (nil
+/// while open).
 struct ConnectionWindow: Equatable {
     var opened: Date
     var closed: Date?

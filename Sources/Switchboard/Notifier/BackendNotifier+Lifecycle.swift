@@ -93,10 +93,7 @@ extension BackendNotifier {
                 // The catch-up (contract.md §6) starts right after, in the catch-up machine.
                 if let gap { logger.debug("delivery resumed after a gap", metadata: ["switchboard.gap": "\(gap)"]) }
                 catchUpStep { $0.connected(after: gap, readiness: $1) }
-            case .connecting:
-                catchUp.note { $0.attemptStarted(at: seenAt) }
-                send(subscriptions.table.connectionLost())
-            case .waitingToReconnect, .idle, .shutDown:
+            case .connecting, .waitingToReconnect, .idle, .shutDown:
                 send(subscriptions.table.connectionLost())
             case .disconnected(let error):
                 send(subscriptions.table.connectionLost())

@@ -53,19 +53,20 @@ struct CatchUpBoundsTests {
     func heldBoundLegacyCopies() {
         let a = base.envelope("a")
         var (machine, _) = base.started(settings(held: a.retainedBytes + 1))
-        _ = machine.hold(a, now: base.at(5))
-        _ = machine.hold(base.envelope("b"), now: base.at(6))  // drops "a", which was logged at 4
-        _ = machine.ended(succeeded: true, now: base.at(7), readiness: ready)
+        // The connection opened at 10; "a" was logged at 14 and arrives live, held.
+        _ = machine.hold(a, now: base.at(15))
+        _ = machine.hold(base.envelope("b"), now: base.at(16))  // drops "a"
+        _ = machine.ended(succeeded: true, now: base.at(17), readiness: ready)
         // The next round fetches "a" again; "b" is still held.
-        let fetched = machine.admit(base.mark("a", timestamp: base.at(4)), stream: plan, route: .caughtUp(loggedAt: base.at(4)),
-                                    now: base.at(8), readiness: ready)
+        let fetched = machine.admit(base.mark("a", timestamp: base.at(14)), stream: plan, route: .caughtUp(loggedAt: base.at(14)),
+                                    now: base.at(18), readiness: ready)
         #expect(fetched.admitted)
-        let released = machine.ended(succeeded: true, now: base.at(9), readiness: ready)
+        let released = machine.ended(succeeded: true, now: base.at(19), readiness: ready)
         #expect(released.actions.count == 1)
-        _ = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .released(connection: 1), now: base.at(10), readiness: ready)
-        machine.releaseDelivered(now: base.at(10))
+        _ = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .released(connection: 1), now: base.at(20), readiness: ready)
+        machine.releaseDelivered(now: base.at(20))
         // "a" published again later, live: a new event, not the copy of the fetched one.
-        let again = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(20), readiness: ready)
+        let again = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
         #expect(again.admitted)
     }
 
@@ -111,17 +112,17 @@ struct CatchUpBoundsTests {
         var evictions: [CatchUpMachine.Action] = []
         for (index, org) in ["a", "b", "c"].enumerated() {
             let (admitted, actions) = machine.admit(
-                base.mark(org, timestamp: base.at(2 + index), bytes: 100), stream: plan,
-                route: .caughtUp(loggedAt: base.at(2 + index)), now: base.at(8), readiness: ready)
+                base.mark(org, timestamp: base.at(20 + index), bytes: 100), stream: plan,
+                route: .caughtUp(loggedAt: base.at(20 + index)), now: base.at(28), readiness: ready)
             #expect(admitted)
             evictions += actions
         }
         // The timestamped set forgets one, the ordered (legacy) set its oldest, "a".
         #expect(evictions == [.evicted(.caughtUpFingerprints, count: 2)])
-        _ = machine.ended(succeeded: true, now: base.at(9), readiness: ready)
-        let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(10), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.at(29), readiness: ready)
+        let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
         #expect(copyOfA.admitted, "forgotten: taken for a new event")
-        let copyOfB = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .live, now: base.at(11), readiness: ready)
+        let copyOfB = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .live, now: base.at(31), readiness: ready)
         #expect(!copyOfB.admitted, "still known: recognised as the copy")
     }
 }

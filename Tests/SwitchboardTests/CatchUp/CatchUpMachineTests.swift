@@ -27,7 +27,6 @@ struct CatchUpMachineTests {
     /// A machine connected once, its first catch-up ordered.
     func started(_ settings: CatchUpMachine.Settings? = nil) -> (CatchUpMachine, CatchUpMachine.Order) {
         var machine = CatchUpMachine(settings: settings ?? self.settings, startedAt: start)
-        machine.attemptStarted(at: at(0))
         machine.connectionOpened(at: at(10))
         let actions = machine.connected(after: nil, readiness: ready)
         guard case .fetch(let order)? = actions.first else {
@@ -60,7 +59,6 @@ struct CatchUpMachineTests {
         #expect(held)
         // The connection drops and comes back before the catch-up ends.
         machine.connectionClosed(at: at(100))
-        machine.attemptStarted(at: at(200))
         machine.connectionOpened(at: at(210))
         // The catch-up fetched "a" (logged while connection 1 was open) and delivered it.
         let fetched = machine.admit(

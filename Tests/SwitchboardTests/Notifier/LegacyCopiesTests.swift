@@ -41,7 +41,7 @@ struct LegacyCopiesTests {
         #expect(!copies.takeCopy("b", stream: StreamCatalog.role, arrivedOn: window), "another stream")
     }
 
-    @Test("an event logged in the gap, before the connection's attempt, never takes a later equal live event for its copy")
+    @Test("an event logged in the gap, before the connection opened, never takes a later equal live event for its copy")
     func gapEventsDoNotSwallow() {
         let copies = Copies()
         copies.fetched("true", stream: plan, loggedAt: at(10))  // missed in the gap
@@ -73,7 +73,7 @@ struct LegacyCopiesTests {
         #expect(copies.takeCopy("c", stream: plan, arrivedOn: second))
     }
 
-    @Test("the log's whole milliseconds: an event logged in the millisecond the attempt started may be on the connection")
+    @Test("the log's whole milliseconds: an event logged in the millisecond the connection opened may be on the connection")
     func millisecondBounds() {
         let window = ConnectionWindow(opened: at(100).addingTimeInterval(0.0007), closed: at(200).addingTimeInterval(0.0002))
         #expect(window.mayCarry(loggedAt: at(100)))
