@@ -37,9 +37,16 @@ package struct SoakLedger: Sendable {
         /// Published events per slot (unique: one per round below `published`).
         var publishedPerClass: [Int]
         var published = 0
-        /// Unique: deliveries per round, saturating at 255 (one byte an event keeps the ledger
-        /// small over a long soak).
+        /// Unique: deliveries per round from round `base` on, saturating at 255. The rounds
+        /// before `base` were all delivered and are forgotten, so the ledger holds only the
+        /// rounds around the ones still missing and stays small over an hour's soak (its memory
+        /// counts as the client's).
         var deliveries: [UInt8] = []
+        var base = 0
+        /// How many leading counts of `deliveries` are not zero.
+        var deliveredPrefix = 0
+        /// Deliveries beyond the first of the forgotten rounds.
+        var duplicatedBefore = 0
         /// Classes: deliveries per class.
         var classDeliveries: [Int] = []
         var delivered = 0
@@ -48,6 +55,37 @@ package struct SoakLedger: Sendable {
         var highest = -1
         var outOfOrder = 0
         var unrecognised = 0
+
+        mutating func deliverUnique(_ slot: Int) {
+            guard slot >= base else {
+                duplicatedBefore += 1
+                return
+            }
+            let index = slot - base
+            if index >= deliveries.count {
+                deliveries.append(contentsOf: repeatElement(0, count: index + 1 - deliveries.count))
+            }
+            let count = deliveries[index]
+            if count == 0 {
+                covered += 1
+                if slot < highest { outOfOrder += 1 }
+                highest = max(highest, slot)
+            }
+            deliveries[index] = count == .max ? count : count + 1
+            guard index == deliveredPrefix else { return }
+            while deliveredPrefix < deliveries.count, deliveries[deliveredPrefix] > 0 { deliveredPrefix += 1 }
+            // Forgets the leading rounds that were all delivered, once there are enough of them.
+            guard deliveredPrefix >= Self.forgetInBatchesOf else { return }
+            duplicatedBefore += deliveries[..<deliveredPrefix].reduce(0) { $0 + Int($1) - 1 }
+            deliveries.removeFirst(deliveredPrefix)
+            base += deliveredPrefix
+            deliveredPrefix = 0
+        }
+
+        static let forgetInBatchesOf = 4096
+
+        /// The rounds it still holds a count for.
+        var heldRounds: Int { deliveries.count }
 
         init(identity: Identity) {
             self.identity = identity
@@ -85,16 +123,7 @@ package struct SoakLedger: Sendable {
                 books[stream].unrecognised += 1
                 return
             }
-            if slot >= books[stream].deliveries.count {
-                books[stream].deliveries.append(contentsOf: repeatElement(0, count: slot + 1 - books[stream].deliveries.count))
-            }
-            let count = books[stream].deliveries[slot]
-            if count == 0 {
-                books[stream].covered += 1
-                if slot < books[stream].highest { books[stream].outOfOrder += 1 }
-                books[stream].highest = max(books[stream].highest, slot)
-            }
-            books[stream].deliveries[slot] = count == .max ? count : count + 1
+            books[stream].deliverUnique(slot)
         case .classes(let classes):
             guard slot < classes else {
                 books[stream].unrecognised += 1
@@ -108,6 +137,13 @@ package struct SoakLedger: Sendable {
     /// Whether every published event has been delivered at least once.
     package var isComplete: Bool { books.allSatisfy { $0.covered >= $0.published } }
 
+    /// The rounds the ledger holds a count for, over every stream (what it keeps in memory, at a
+    /// byte each).
+    package var heldRounds: Int { books.reduce(0) { $0 + $1.heldRounds } }
+
+    /// How many delivered rounds are forgotten at a time.
+    static var forgetInBatchesOfForTests: Int { Book.forgetInBatchesOf }
+
     /// Deliveries so far, over every stream.
     package var deliveredTotal: Int { books.reduce(0) { $0 + $1.delivered } }
 
@@ -118,6 +154,7 @@ package struct SoakLedger: Sendable {
             unrecognised: book.unrecognised)
         switch book.identity {
         case .unique:
+            tally.duplicated = book.duplicatedBefore
             for count in book.deliveries where count > 1 { tally.duplicated += Int(count) - 1 }
             tally.missing = book.published - book.covered
         case .classes:

@@ -18,6 +18,26 @@ struct SoakLedgerTests {
         #expect(ledger.tally(0).outOfOrder == 2)
     }
 
+    @Test("an hour's worth of events: the ledger forgets rounds delivered in full, and still counts late duplicates, gaps and reordering")
+    func forgetsDeliveredRounds() {
+        var ledger = SoakLedger(identities: [.unique])
+        let rounds = 200_000
+        for round in 0..<rounds { ledger.published(0, slot: round) }
+        // Every round once, in order, but round 150,000 is held back, and 150,001 comes twice.
+        for round in 0..<rounds where round != 150_000 {
+            ledger.delivered(0, slot: round)
+            if round == 150_001 { ledger.delivered(0, slot: round) }
+        }
+        #expect(ledger.heldRounds < 60_000, "only the rounds from the gap on are held")
+        #expect(ledger.tally(0) == .init(published: rounds, delivered: rounds, missing: 1, duplicated: 1))
+        // A late duplicate of a forgotten round, then the missing one, late.
+        ledger.delivered(0, slot: 10)
+        ledger.delivered(0, slot: 150_000)
+        #expect(ledger.isComplete)
+        #expect(ledger.tally(0) == .init(published: rounds, delivered: rounds + 2, missing: 0, duplicated: 2, outOfOrder: 1))
+        #expect(ledger.heldRounds < SoakLedger.forgetInBatchesOfForTests * 2, "the gap filled, the rest forgotten")
+    }
+
     @Test("deliveries that match no published event are unrecognised, not counted as coverage")
     func unrecognised() {
         var ledger = SoakLedger(identities: [.unique])
