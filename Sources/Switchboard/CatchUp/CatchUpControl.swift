@@ -72,13 +72,14 @@ struct CatchUpControl {
         return step(&machine!, readiness())
     }
 
-    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
-    /// What the held envelopes' bound drops is counted and logged here.
-    mutating func hold(_ envelope: EventEnvelope, now: () -> Date, logger: Logger) -> Bool {
-        guard machine != nil else { return false }
-        let (held, actions) = machine!.hold(envelope, now: now())
+    /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now). What the
+    /// held envelopes' bound drops is counted and logged here; `reconnect` says the notifier
+    /// should make a new connection.
+    mutating func hold(_ envelope: EventEnvelope, logger: Logger) -> (held: Bool, reconnect: Bool) {
+        guard machine != nil else { return (false, false) }
+        let (held, actions) = machine!.hold(envelope)
         for case .evicted(let what, let count) in actions { evicted(what, count: count, logger: logger) }
-        return held
+        return (held, actions.contains(.reconnect))
     }
 
     private func evicted(_ what: CatchUpMachine.Eviction, count: Int, logger: Logger) {
@@ -117,7 +118,7 @@ struct CatchUpControl {
             ordered.yield(order)
         case .evicted(let what, let count):
             evicted(what, count: count, logger: logger)
-        case .acknowledgementsOverdue, .release:
+        case .acknowledgementsOverdue, .release, .reconnect:
             return action
         }
         return nil

@@ -19,7 +19,7 @@ extension CatchUpMachine {
 
     /// What a memory bound of catch-up forgot.
     enum Eviction: String, Equatable, CaseIterable {
-        /// Live envelopes held during a catch-up; the catch-up runs once more to fetch them.
+        /// Live envelopes held during a catch-up; a new connection and one more catch-up fetch them.
         case heldEnvelopes = "held_envelopes"
         /// Fingerprints of live deliveries (a catch-up could not move the checkpoint past them).
         case rememberedDeliveries = "remembered_deliveries"
@@ -92,6 +92,8 @@ extension CatchUpMachine {
         case release([Held])
         /// A memory bound forgot `count` entries of `what`: count and log it.
         case evicted(Eviction, count: Int)
+        /// Close the connection and make a new one (held envelopes were dropped on it).
+        case reconnect
     }
 
     /// How a fetch that failed goes on.

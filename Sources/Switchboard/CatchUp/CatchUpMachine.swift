@@ -52,6 +52,8 @@ struct CatchUpMachine {
     private(set) var connection = 0
     /// When each connection whose live events may still need matching was open.
     private var windows: [Int: ConnectionWindow] = [:]
+    /// The connection on which held envelopes were last dropped and a new one asked for.
+    private var reconnectionAskedOn: Int?
 
     init(settings: Settings, startedAt: Date) {
         self.settings = settings
@@ -142,26 +144,31 @@ struct CatchUpMachine {
     // MARK: Events
 
     /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now). When
-    /// the held envelopes would cost more than ``Settings/heldEnvelopeBytes``, those held so far
-    /// are dropped: what they carried is in the log, and the catch-up runs once more to fetch
-    /// it (one that has yet to read the log reads it later anyway). `now` is when they went.
-    mutating func hold(_ envelope: EventEnvelope, now: Date) -> (held: Bool, actions: [Action]) {
+    /// this one would bring the held envelopes past ``Settings/heldEnvelopeBytes``, it and
+    /// those held so far are dropped, and the machine asks for a new connection
+    /// (``Action/reconnect``): what they carried is in the log, and the reconnection's gap makes
+    /// the catch-up run once more to fetch it. A new connection, rather than holding on the same
+    /// one, keeps the legacy copies exact: what the dropped envelopes' connection carried no
+    /// longer arrives, so their fetched events never wait for a live copy. The catch-up runs
+    /// again even if no reconnection follows (one that has yet to read the log reads it later
+    /// anyway).
+    mutating func hold(_ envelope: EventEnvelope) -> (held: Bool, actions: [Action]) {
         guard running else { return (false, []) }
         let bytes = envelope.retainedBytes
-        var actions: [Action] = []
-        if !held.isEmpty, heldBytes + bytes > settings.heldEnvelopeBytes {
-            actions.append(.evicted(.heldEnvelopes, count: held.count))
-            // Fetched events logged before now can no longer arrive live on these connections:
-            // their copies were among the dropped.
-            for number in Set(held.map(\.connection)) {
-                if let window = windows[number], window.opened < now { windows[number]?.opened = now }
-            }
-            held.removeAll()
-            heldBytes = 0
-            if inFlight { again = again ?? .heldEnvelopesFull }
+        guard heldBytes + bytes > settings.heldEnvelopeBytes else {
+            held.append(Held(envelope: envelope, connection: connection))
+            heldBytes += bytes
+            return (true, [])
         }
-        held.append(Held(envelope: envelope, connection: connection))
-        heldBytes += bytes
+        var actions: [Action] = [.evicted(.heldEnvelopes, count: held.count + 1)]
+        held.removeAll()
+        heldBytes = 0
+        if inFlight { again = again ?? .heldEnvelopesFull }
+        // Once per connection: envelopes it still sends before it closes are held afresh.
+        if reconnectionAskedOn != connection {
+            reconnectionAskedOn = connection
+            actions.append(.reconnect)
+        }
         return (true, actions)
     }
 
@@ -203,7 +210,7 @@ struct CatchUpMachine {
         // A catch-up that moves the checkpoint forgets them; only when none could (it failed, or
         // runs while the held envelopes are released) do they grow past the bound, and at twice
         // the bound the surplus goes.
-        if delivered.bytes > 2 * settings.rememberedDeliveryBytes {
+        if delivered.bytes - settings.rememberedDeliveryBytes > settings.rememberedDeliveryBytes {
             actions.append(.evicted(.rememberedDeliveries, count: delivered.evict(downTo: settings.rememberedDeliveryBytes)))
         }
         let full = delivered.count >= settings.rememberedDeliveries || delivered.bytes >= settings.rememberedDeliveryBytes
@@ -211,16 +218,18 @@ struct CatchUpMachine {
         return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness))
     }
 
-    /// Keeps the fingerprints of caught-up events within ``Settings/caughtUpBytes``: those of
-    /// the catch-up before the last go first, then the oldest.
+    /// Keeps the fingerprints of caught-up events within ``Settings/caughtUpBytes``, for each of
+    /// the two ways copies are recognised: by timestamp, those of the catch-up before the last go
+    /// first, then the last one's (in no particular order); by order, the oldest. Every caught-up
+    /// event is kept both ways, so the count is the larger of the two.
     private mutating func boundCaughtUp() -> [Action] {
         let limit = settings.caughtUpBytes
-        var evicted = 0
+        var byTimestamp = 0
         if caughtUp.bytes + caughtUpBefore.bytes > limit {
-            evicted += caughtUpBefore.evict(downTo: max(0, limit - caughtUp.bytes))
-            evicted += caughtUp.evict(downTo: limit)
+            byTimestamp += caughtUpBefore.evict(downTo: max(0, limit - caughtUp.bytes))
+            byTimestamp += caughtUp.evict(downTo: limit)
         }
-        evicted += legacyCopies.evict(downTo: limit)
+        let evicted = max(byTimestamp, legacyCopies.evict(downTo: limit))
         return evicted > 0 ? [.evicted(.caughtUpFingerprints, count: evicted)] : []
     }
 

@@ -34,15 +34,18 @@ extension BackendNotifier {
         /// ``rememberedDeliveryBytes`` counts), for each of the two ways their live copies are
         /// recognised: by timestamp (AppSync Events) and by order on the connection (legacy
         /// GraphQL). Past it the oldest are forgotten, counted in
-        /// `switchboard.notifier.catch_up.evicted` (`kind: caught_up_fingerprints`): a live copy
+        /// `switchboard.notifier.catch_up.evicted` (`kind: caught_up_fingerprints`): those of the
+        /// catch-up before the last first, and for the legacy transport the oldest. A live copy
         /// of a forgotten event that arrives after it is delivered again. 2 MiB by default.
         public var caughtUpBytes: Int
         /// The most memory live envelopes held back during a catch-up may take, in bytes (the
         /// payload, its parsed index and the envelope's own fields). When the next one would
-        /// pass it, those held so far are dropped, counted in
-        /// `switchboard.notifier.catch_up.evicted` (`kind: held_envelopes`), and the catch-up
-        /// runs once more to fetch what they carried from the log: nothing is lost while the
-        /// log keeps it. 4 MiB by default.
+        /// pass it, it and those held so far are dropped, counted in
+        /// `switchboard.notifier.catch_up.evicted` (`kind: held_envelopes`), the notifier makes a
+        /// new connection (so that, on the legacy transport, no live copy of a dropped event is
+        /// still awaited), and the catch-up runs once more to fetch what they carried from the
+        /// log: nothing is lost while the log keeps it and a catch-up succeeds (when one fails,
+        /// the next gap's delivers them, as for any failed catch-up). 4 MiB by default.
         public var heldEnvelopeBytes: Int
         /// How long a catch-up after a (re)connection waits, once every subscription was sent,
         /// before it reads the log, when the transport's wire dialect has no per-subscription

@@ -36,6 +36,8 @@ extension BackendNotifier {
             case .release(let held)?:
                 for entry in held { deliver(entry.envelope, route: .released(connection: entry.connection)) }
                 catchUp.note { $0.releaseDelivered(now: configuration.now()) }
+            case .reconnect?:
+                connectIfActive()
             case .announceGap?, .timeAcknowledgements?, .fetch?, .evicted?, nil:
                 break
             }

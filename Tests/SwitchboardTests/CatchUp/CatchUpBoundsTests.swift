@@ -26,48 +26,59 @@ struct CatchUpBoundsTests {
         #expect(large.retainedBytes - small.retainedBytes >= 999 * 2, "the text, in the payload and in the document")
     }
 
-    @Test("held envelopes past the bound are dropped and counted; the running catch-up runs once more, then releases what came after")
+    @Test("an envelope that would pass the held bound is dropped with those held, counted; a new connection is asked for once, and the running catch-up runs once more")
     func heldBound() {
-        let envelopes = ["a", "b", "c", "d"].map(base.envelope)
+        let envelopes = ["a", "b", "c", "d", "e"].map(base.envelope)
         var (machine, _) = base.started(settings(held: envelopes[0].retainedBytes * 2 + 1))
         for envelope in envelopes[..<2] {
-            let (held, actions) = machine.hold(envelope, now: base.at(5))
+            let (held, actions) = machine.hold(envelope)
             #expect(held && actions.isEmpty)
         }
         #expect(machine.heldBytes == envelopes[0].retainedBytes * 2)
-        let (held, actions) = machine.hold(envelopes[2], now: base.at(6))
-        #expect(held)
-        #expect(actions == [.evicted(.heldEnvelopes, count: 2)])
-        #expect(machine.held.map(\.envelope) == [envelopes[2]] && machine.heldBytes == envelopes[2].retainedBytes)
+        let (held, actions) = machine.hold(envelopes[2])
+        #expect(held, "taken: dropped, not delivered now")
+        #expect(actions == [.evicted(.heldEnvelopes, count: 3), .reconnect])
+        #expect(machine.held.isEmpty && machine.heldBytes == 0)
+        // The same connection still sends a few before it closes: held afresh, and should they
+        // fill the room again, no second reconnection is asked for.
+        _ = machine.hold(envelopes[3])
+        _ = machine.hold(envelopes[4])
+        let again = machine.hold(envelopes[0])
+        #expect(again.actions == [.evicted(.heldEnvelopes, count: 3)])
         // The fetch in flight may have read the log before the dropped events were logged.
         let first = machine.ended(succeeded: true, now: base.at(10), readiness: ready)
         #expect(first.actions == [.fetch(.init(reason: .heldEnvelopesFull, since: base.start, settle: nil))])
-        let heldMore = machine.hold(envelopes[3], now: base.at(11))
+        let heldMore = machine.hold(envelopes[1])
         #expect(heldMore.held && heldMore.actions.isEmpty)
         let second = machine.ended(succeeded: true, now: base.at(12), readiness: ready)
-        #expect(second.actions == [.release([.init(envelope: envelopes[2], connection: 1), .init(envelope: envelopes[3], connection: 1)])])
+        #expect(second.actions == [.release([.init(envelope: envelopes[1], connection: 1)])])
         #expect(machine.heldBytes == 0)
     }
 
-    @Test("a legacy event whose live copy was dropped with the held envelopes is not matched against a later equal one")
+    @Test("legacy copies stay exact across a drop: the dropped events' connection is replaced, so a later equal event on the next one is new")
     func heldBoundLegacyCopies() {
         let a = base.envelope("a")
         var (machine, _) = base.started(settings(held: a.retainedBytes + 1))
-        // The connection opened at 10; "a" was logged at 14 and arrives live, held.
-        _ = machine.hold(a, now: base.at(15))
-        _ = machine.hold(base.envelope("b"), now: base.at(16))  // drops "a"
-        _ = machine.ended(succeeded: true, now: base.at(17), readiness: ready)
-        // The next round fetches "a" again; "b" is still held.
-        let fetched = machine.admit(base.mark("a", timestamp: base.at(14)), stream: plan, route: .caughtUp(loggedAt: base.at(14)),
-                                    now: base.at(18), readiness: ready)
-        #expect(fetched.admitted)
-        let released = machine.ended(succeeded: true, now: base.at(19), readiness: ready)
-        #expect(released.actions.count == 1)
-        _ = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .released(connection: 1), now: base.at(20), readiness: ready)
-        machine.releaseDelivered(now: base.at(20))
-        // "a" published again later, live: a new event, not the copy of the fetched one.
-        let again = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
-        #expect(again.admitted)
+        // The connection opened at 10; "a" (logged at 14) and "b" arrive live and are dropped.
+        _ = machine.hold(a)
+        let dropped = machine.hold(base.envelope("b"))
+        #expect(dropped.actions.contains(.reconnect))
+        // The notifier reconnects: a gap, which the chain's next catch-up covers.
+        machine.connectionClosed(at: base.at(17))
+        machine.connectionOpened(at: base.at(20))
+        _ = machine.connected(after: .reconnected, readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.at(21), readiness: ready)
+        for (org, logged) in [("a", 14), ("b", 15)] {
+            let fetched = machine.admit(base.mark(org, timestamp: base.at(logged)), stream: plan,
+                                        route: .caughtUp(loggedAt: base.at(logged)), now: base.at(22), readiness: ready)
+            #expect(fetched.admitted)
+        }
+        _ = machine.ended(succeeded: true, now: base.at(23), readiness: ready)
+        // "a" and "b" published again, live on the new connection: new events.
+        for org in ["a", "b"] {
+            let live = machine.admit(base.mark(org, timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
+            #expect(live.admitted)
+        }
     }
 
     @Test("remembered deliveries reaching their bytes start a catch-up that moves the checkpoint; its success forgets them")
@@ -106,7 +117,7 @@ struct CatchUpBoundsTests {
         #expect(machine.rememberedDeliveries == 2)
     }
 
-    @Test("fingerprints of caught-up events stay within their bytes: the oldest go, counted, and their late copies are new")
+    @Test("fingerprints of caught-up events stay within their bytes: the oldest go from the legacy order, counted, and their late copies are new")
     func caughtUpBound() {
         var (machine, _) = base.started(settings(caughtUp: 250))
         var evictions: [CatchUpMachine.Action] = []
@@ -117,8 +128,9 @@ struct CatchUpBoundsTests {
             #expect(admitted)
             evictions += actions
         }
-        // The timestamped set forgets one, the ordered (legacy) set its oldest, "a".
-        #expect(evictions == [.evicted(.caughtUpFingerprints, count: 2)])
+        // Each way of recognising copies forgets one (the ordered, legacy one its oldest, "a"):
+        // one event counted.
+        #expect(evictions == [.evicted(.caughtUpFingerprints, count: 1)])
         _ = machine.ended(succeeded: true, now: base.at(29), readiness: ready)
         let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
         #expect(copyOfA.admitted, "forgotten: taken for a new event")

@@ -40,12 +40,12 @@ struct CatchUpMachineTests {
     func firstCatchUp() {
         var (machine, order) = started()
         #expect(order == CatchUpMachine.Order(reason: .start, since: start, settle: nil))
-        let heldA = machine.hold(envelope("a")), heldB = machine.hold(envelope("b"))
+        let heldA = machine.holdQuietly(envelope("a")), heldB = machine.holdQuietly(envelope("b"))
         #expect(heldA && heldB)
         let (delivered, skipped, actions) = machine.ended(succeeded: true, now: at(20), readiness: ready)
         #expect(delivered == 0 && skipped == 0)
         #expect(actions == [.release([.init(envelope: envelope("a"), connection: 1), .init(envelope: envelope("b"), connection: 1)])])
-        let held = machine.hold(envelope("c"))
+        let held = machine.holdQuietly(envelope("c"))
         #expect(!held, "nothing runs: delivered at once")
         let again = machine.connected(after: nil, readiness: ready)
         #expect(again.isEmpty, "the start catch-up happens once")
@@ -55,7 +55,7 @@ struct CatchUpMachineTests {
     func releasedLegacyCopy() {
         var (machine, _) = started()
         // Connection 1 carries "a" live while the catch-up runs: it is held.
-        let held = machine.hold(envelope("a"))
+        let held = machine.holdQuietly(envelope("a"))
         #expect(held)
         // The connection drops and comes back before the catch-up ends.
         machine.connectionClosed(at: at(100))
@@ -142,7 +142,7 @@ struct CatchUpMachineTests {
     @Test("a gap during a catch-up chains the next one; the held envelopes wait for the whole chain")
     func chain() {
         var (machine, _) = started()
-        let held = machine.hold(envelope("a"))
+        let held = machine.holdQuietly(envelope("a"))
         #expect(held)
         let gap = machine.connected(after: .reconnected, readiness: ready)
         #expect(gap == [.announceGap(.reconnected)])
@@ -165,10 +165,10 @@ struct CatchUpMachineTests {
     @Test("another user: held envelopes and a waiting catch-up are forgotten; one in flight still ends and releases")
     func forgetUser() {
         var (machine, _) = started()
-        _ = machine.hold(envelope("a"))
+        _ = machine.holdQuietly(envelope("a"))
         machine.forgetUser()
         #expect(machine.held.isEmpty)
-        let held = machine.hold(envelope("b"))
+        let held = machine.holdQuietly(envelope("b"))
         #expect(held, "the catch-up in flight still holds")
         let ended = machine.ended(succeeded: true, now: at(5), readiness: ready)
         #expect(ended.actions == [.release([.init(envelope: envelope("b"), connection: 1)])])
@@ -191,8 +191,8 @@ struct CatchUpMachineTests {
 
 extension CatchUpMachine {
     /// Holds `envelope` where no memory bound is near (the bounds have tests of their own).
-    mutating func hold(_ envelope: EventEnvelope) -> Bool {
-        let (held, actions) = hold(envelope, now: Date(timeIntervalSince1970: 1_800_000_000))
+    mutating func holdQuietly(_ envelope: EventEnvelope) -> Bool {
+        let (held, actions) = hold(envelope)
         #expect(actions.isEmpty)
         return held
     }
