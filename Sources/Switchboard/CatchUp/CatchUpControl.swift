@@ -72,14 +72,16 @@ struct CatchUpControl {
         return step(&machine!, readiness())
     }
 
-    /// Holds a live envelope back while a catch-up runs (`held` false: deliver it now). What the
-    /// held envelopes' bound drops is counted and logged here; `reconnect` says the notifier
-    /// should make a new connection.
-    mutating func hold(_ envelope: EventEnvelope, logger: Logger) -> (held: Bool, reconnect: Bool) {
-        guard machine != nil else { return (false, false) }
+    /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
+    /// What the held envelopes' bound drops is counted and logged here, and `reconnect` is
+    /// called when the machine asks for a new connection (it must not touch this value: it runs
+    /// while this method has it).
+    mutating func hold(_ envelope: EventEnvelope, logger: Logger, reconnect: () -> Void) -> Bool {
+        guard machine != nil else { return false }
         let (held, actions) = machine!.hold(envelope)
         for case .evicted(let what, let count) in actions { evicted(what, count: count, logger: logger) }
-        return (held, actions.contains(.reconnect))
+        if actions.contains(.reconnect) { reconnect() }
+        return held
     }
 
     private func evicted(_ what: CatchUpMachine.Eviction, count: Int, logger: Logger) {

@@ -9,11 +9,7 @@ extension BackendNotifier {
     /// once (``JSONDocument``, by the transport that read its `eventType`s, or here); `JSONDecoder`
     /// reads it only where that parse leaves it.
     func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
-        if route == .live {
-            let (held, reconnect) = catchUp.hold(envelope, logger: logger)
-            if reconnect { connectIfActive() }
-            if held { return }
-        }
+        if route == .live, catchUp.hold(envelope, logger: logger, reconnect: { connectIfActive() }) { return }
         let streams = subscriptions.table.streams(servedBy: envelope.subscription)
         guard !streams.isEmpty else {
             metrics.unrouted.increment()

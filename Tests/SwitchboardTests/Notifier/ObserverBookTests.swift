@@ -77,8 +77,8 @@ struct CatchUpControlTests {
         var control = CatchUpControl(setting: nil, metricsFactory: TestMetrics())
         control.start(at: { Issue.record("the time was read with catch-up off"); return Date(timeIntervalSince1970: 0) }())
         let envelope = EventEnvelope(subscription: "s", payload: Data("{}".utf8), receivedAt: Date(timeIntervalSince1970: 0), transport: .appsync)
-        let held = control.hold(envelope, logger: Logger(label: "test"))
-        #expect(!held.held && !held.reconnect)
+        let held = control.hold(envelope, logger: Logger(label: "test"), reconnect: { Issue.record("reconnect with catch-up off") })
+        #expect(!held)
         let readiness = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
         let (admitted, actions) = control.admit(
             { Issue.record("fingerprinted with catch-up off"); return Fingerprint(key: FingerprintKey(stream: "role", fields: AnyHashable(1)), timestamp: nil) },
