@@ -165,10 +165,13 @@ let package = Package(
         ),
         // The chaos soak (not a product): `switchboard soak` and the short soak in `swift test`
         // share it.
+        // The soak's reading of malloc (glibc's mallinfo2 and malloc_trim, which Swift's Glibc
+        // module does not export); compiles to "cannot say" on other C libraries.
+        .target(name: "CSwitchboardMalloc"),
         .target(
             name: "SwitchboardSoak",
             dependencies: [
-                "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
+                "CSwitchboardMalloc", "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardSync", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

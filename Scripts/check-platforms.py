@@ -107,7 +107,9 @@ def collect_references(store, directories):
     for name in store.unit_names():
         unit = store.unit(name)
         main = os.path.realpath(unit.main_file) if unit.main_file else ""
-        if not main or not os.path.exists(main) or not any(main.startswith(d) for d in directories):
+        # Swift sources only: a C target's units (the soak's malloc shim) name no Swift module,
+        # and C declares no Apple availability of its own here.
+        if not main.endswith(".swift") or not os.path.exists(main) or not any(main.startswith(d) for d in directories):
             continue
         modified = os.path.getmtime(os.path.join(store._units_dir, name))
         if main not in newest or modified > newest[main][0]:

@@ -1,32 +1,47 @@
+import CSwitchboardMalloc
 import Foundation
 
-/// One reading of the process's memory, from `/proc/self/status` (nil where there is none).
+/// One reading of the process's memory, from `/proc/self/status` and the C library's malloc
+/// (nil where there is none).
 package struct MemorySample: Sendable, Equatable {
     /// Seconds since the soak started.
     package var elapsed: Double
     /// Resident set size in bytes (`VmRSS`).
     package var residentBytes: Int?
     /// Resident anonymous memory in bytes (`RssAnon`): the heap and stacks, without mapped
-    /// files, so the closest procfs gets to what malloc holds.
+    /// files. Read after malloc gave its free pages back when ``read(elapsed:releasingFreePages:)``
+    /// was asked to, so that it counts what is in use and what fragmentation strands, not what
+    /// glibc keeps for later.
     package var anonymousBytes: Int?
+    /// Bytes malloc has handed out and not had back: what the process holds, whatever the
+    /// allocator keeps around it (glibc's `mallinfo2`; nil elsewhere).
+    package var heapBytes: Int?
 
-    package init(elapsed: Double, residentBytes: Int?, anonymousBytes: Int?) {
+    package init(elapsed: Double, residentBytes: Int?, anonymousBytes: Int?, heapBytes: Int? = nil) {
         self.elapsed = elapsed
         self.residentBytes = residentBytes
         self.anonymousBytes = anonymousBytes
+        self.heapBytes = heapBytes
     }
 
     /// Reads the current process.
-    package static func read(elapsed: Double) -> MemorySample {
+    /// - Parameters:
+    ///   - elapsed: Seconds since the soak started.
+    ///   - releasingFreePages: Whether malloc gives its free pages back to the kernel first
+    ///     (glibc's `malloc_trim(0)`), so the resident figures count what is in use.
+    package static func read(elapsed: Double, releasingFreePages: Bool = false) -> MemorySample {
+        if releasingFreePages { _ = switchboard_malloc_release_free_pages() }
+        let inUse = switchboard_malloc_bytes_in_use()
+        let heap = inUse >= 0 ? Int(inUse) : nil
         // procfs files report a size of zero: read to the end rather than by size.
         guard let file = FileHandle(forReadingAtPath: "/proc/self/status"),
             let data = try? file.readToEnd(), let status = String(data: data, encoding: .utf8)
         else {
-            return MemorySample(elapsed: elapsed, residentBytes: nil, anonymousBytes: nil)
+            return MemorySample(elapsed: elapsed, residentBytes: nil, anonymousBytes: nil, heapBytes: heap)
         }
         return MemorySample(
             elapsed: elapsed, residentBytes: kibibytes("VmRSS:", in: status).map { $0 * 1024 },
-            anonymousBytes: kibibytes("RssAnon:", in: status).map { $0 * 1024 })
+            anonymousBytes: kibibytes("RssAnon:", in: status).map { $0 * 1024 }, heapBytes: heap)
     }
 
     /// The value of a `Name:   1234 kB` line.
@@ -46,10 +61,10 @@ package struct MemorySample: Sendable, Equatable {
 /// - The jump: the rest is cut in thirds, and the median of the last third is compared with the
 ///   median of the first: memory grew when the difference exceeds ``relativeTolerance`` of the
 ///   early median or ``absoluteTolerance``, whichever is larger. Medians shrug off a single spike
-///   (a catch-up's batch, a backlog after a stall). Applied to both the anonymous and the whole
-///   resident size.
-/// - The slope: a least-squares line is fitted to the anonymous samples after the warm-up
-///   (see ``Slope``). Memory climbs when the slope stays above ``maximumSlope`` (MiB per hour)
+///   (a catch-up's batch, a backlog after a stall). Applied to each measure the samples carry:
+///   malloc's bytes in use, the anonymous and the whole resident size.
+/// - The slope: a least-squares line is fitted to the samples of malloc's bytes in use and to
+///   those of anonymous memory after the warm-up (see ``Slope``). Memory climbs when the slope stays above ``maximumSlope`` (MiB per hour)
 ///   over the whole run and over each half of it, with the noise taken into account: a leak
 ///   of a few MiB an hour that the jump's tolerance would pass. A single step is no slope; the
 ///   jump judges it.
@@ -62,7 +77,8 @@ package struct MemoryTrend: Sendable, Equatable {
     package var absoluteTolerance: Int
     /// Fewer samples after the warm-up than this gives no verdict.
     package var minimumSamples: Int
-    /// The steepest sustained growth of anonymous memory allowed, in MiB per hour. Defaults to 2.
+    /// The steepest sustained growth allowed of malloc's bytes in use and of anonymous memory,
+    /// in MiB per hour. Defaults to 2.
     package var maximumSlope: Double
     /// Seconds of samples after the warm-up below which the slope is reported but not judged:
     /// a short run cannot tell a leak of a few MiB an hour from noise. Defaults to 300.
@@ -74,7 +90,7 @@ package struct MemoryTrend: Sendable, Equatable {
     ///   - relativeTolerance: The jump allowed, as a share of the early median.
     ///   - absoluteTolerance: The jump allowed in bytes, when larger than the relative one.
     ///   - minimumSamples: The fewest samples after the warm-up that give a verdict.
-    ///   - maximumSlope: The steepest sustained growth of anonymous memory allowed, MiB per hour.
+    ///   - maximumSlope: The steepest sustained growth allowed, MiB per hour.
     ///   - minimumSlopeSpan: Seconds of samples after the warm-up needed to judge the slope.
     package init(
         warmUp: Double, relativeTolerance: Double = 0.10, absoluteTolerance: Int = 16 << 20, minimumSamples: Int = 6,
@@ -90,7 +106,8 @@ package struct MemoryTrend: Sendable, Equatable {
 
     /// The comparison for one measure.
     package struct Verdict: Sendable, Equatable {
-        /// `anon` (resident anonymous memory) or `rss` (the whole resident size).
+        /// `heap` (malloc's bytes in use), `anon` (resident anonymous memory) or `rss` (the
+        /// whole resident size).
         package var measure: String
         /// The median of the first third after the warm-up, in bytes.
         package var early: Int
@@ -98,7 +115,7 @@ package struct MemoryTrend: Sendable, Equatable {
         package var late: Int
         /// How much `late` may exceed `early`, in bytes.
         package var allowance: Int
-        /// The line fitted after the warm-up; only for `anon`.
+        /// The line fitted after the warm-up; for `heap` and `anon`.
         package var slope: Slope?
         /// Whether memory jumped by more than the allowance.
         package var grew: Bool { late - early > allowance }
@@ -114,14 +131,18 @@ package struct MemoryTrend: Sendable, Equatable {
         let early = settled.prefix(third)
         let late = settled.suffix(third)
         var verdicts: [Verdict] = []
-        for (measure, value) in [("anon", \MemorySample.anonymousBytes), ("rss", \MemorySample.residentBytes)] {
+        let measures = [
+            ("heap", \MemorySample.heapBytes, true), ("anon", \MemorySample.anonymousBytes, true),
+            ("rss", \MemorySample.residentBytes, false),
+        ]
+        for (measure, value, fitted) in measures {
             guard let before = Self.median(early.compactMap { $0[keyPath: value] }),
                 let after = Self.median(late.compactMap { $0[keyPath: value] })
             else { continue }
             let allowance = max(absoluteTolerance, Int(Double(before) * relativeTolerance))
             var verdict = Verdict(measure: measure, early: before, late: after, allowance: allowance)
-            if measure == "anon" {
-                let points = settled.compactMap { sample in sample.anonymousBytes.map { (sample.elapsed, Double($0)) } }
+            if fitted {
+                let points = settled.compactMap { sample in sample[keyPath: value].map { (sample.elapsed, Double($0)) } }
                 verdict.slope = Slope(fitting: points, bound: maximumSlope, minimumSpan: minimumSlopeSpan)
             }
             verdicts.append(verdict)

@@ -61,6 +61,9 @@ package struct SoakConfiguration: Sendable {
     package var settle: Duration = .seconds(1)
     /// How often memory is sampled (and progress reported).
     package var sampleInterval: Duration = .seconds(5)
+    /// Whether malloc gives its free pages back to the kernel before each sample, so that the
+    /// anonymous figure counts what the process uses rather than what glibc keeps for later.
+    package var releaseFreePagesBeforeSampling = true
     /// Where the emulator runs; in this process unless set (`switchboard soak` runs a child, so
     /// the memory figures are the client's alone).
     package var emulator = SoakEmulator.inProcess

@@ -23,6 +23,8 @@ package struct SoakReport: Sendable {
     package var memoryJudged = false
     /// Whose memory the samples are: the client's alone, or client and in-process emulator.
     package var memorySource = "the soak's process"
+    /// Whether malloc gave its free pages back before each sample.
+    package var memoryReleasedFreePages = false
     /// The events published on the rate's schedule (`rate × duration`; the last round comes on
     /// top) and how far behind its time the worst send was; nil when publishing did not finish.
     /// Every event of the schedule is published whatever the lag; the lag tells a publisher that
@@ -82,10 +84,12 @@ package struct SoakReport: Sendable {
         }
         lines.append("quiesce: " + (quiesceTime.map { "every event delivered \(Self.seconds($0)) after publishing stopped" } ?? "not every event arrived"))
         lines.append("")
-        lines.append("memory of \(memorySource) (resident anonymous / resident):")
+        lines.append(
+            "memory of \(memorySource) (malloc's bytes in use / resident anonymous / resident"
+                + (memoryReleasedFreePages ? ", read after malloc gave its free pages back):" : "):"))
         for sample in Self.thin(memory, to: memoryRows) {
             lines.append(
-                "  t=\(String(format: "%5.0f", sample.elapsed)) s  anon \(sample.anonymousBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
+                "  t=\(String(format: "%5.0f", sample.elapsed)) s  heap \(sample.heapBytes.map(Self.mebibytes) ?? "-")  anon \(sample.anonymousBytes.map(Self.mebibytes) ?? "-")  rss \(sample.residentBytes.map(Self.mebibytes) ?? "-")")
         }
         if !memoryJudged {
             lines.append("memory growth: not judged")

@@ -240,13 +240,16 @@ extension SoakRun {
 
         private func sampleMemory(since start: ContinuousClock.Instant) async {
             while !Task.isCancelled {
-                let sample = MemorySample.read(elapsed: (ContinuousClock.now - start).seconds)
+                let sample = MemorySample.read(
+                    elapsed: (ContinuousClock.now - start).seconds,
+                    releasingFreePages: configuration.releaseFreePagesBeforeSampling)
                 let status = state.withLock { state in
                     state.memory.append(sample)
                     let anonymous = sample.anonymousBytes.map(SoakReport.mebibytes) ?? "-"
                     let resident = sample.residentBytes.map(SoakReport.mebibytes) ?? "-"
+                    let heap = sample.heapBytes.map(SoakReport.mebibytes) ?? "-"
                     return "t=\(Int(sample.elapsed)) s published \(state.published) delivered \(state.ledger.deliveredTotal) "
-                        + "reconnects \(max(0, state.connections - 1)) anon \(anonymous) rss \(resident)"
+                        + "reconnects \(max(0, state.connections - 1)) heap \(heap) anon \(anonymous) rss \(resident)"
                 }
                 configuration.progress?(status)
                 do { try await Task.sleep(for: configuration.sampleInterval) } catch { return }

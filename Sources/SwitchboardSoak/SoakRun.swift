@@ -39,6 +39,7 @@ package enum SoakRun {
                 notifier: notifier, session: session, state: state
             ).run()
             report.memorySource = memorySource
+            report.memoryReleasedFreePages = configuration.releaseFreePagesBeforeSampling
             return report
         }
     }

@@ -18,8 +18,11 @@ struct SoakCommand: AsyncParsableCommand {
             published, delivered, missing, duplicated and reordered per stream, reconnects, errors \
             by code and memory over time, and exits non-zero on any missing, duplicated, reordered \
             or unrecognised event, or memory growth after the warm-up: a jump of the median, or a \
-            least-squares slope of anonymous memory sustained above --max-memory-slope (judged on \
-            runs of 5 minutes or more after the warm-up; the rule is in the output). Faults reach \
+            least-squares slope sustained above --max-memory-slope (judged on runs of 5 minutes or \
+            more after the warm-up; the rule is in the output) of malloc's bytes in use or of \
+            anonymous memory. Before each sample malloc gives its free pages back to the kernel \
+            (glibc's malloc_trim), so anonymous memory counts what the client uses, not what glibc \
+            keeps for later; --keep-free-pages reads it as it comes. Faults reach \
             an emulator in another process through its POST /control endpoints, and events through \
             its batch route POST /events (every 20 ms what fell due, in order, on one kept-alive \
             connection). Exactly --rate × --duration events are published, then one more round; the \
@@ -66,8 +69,11 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(name: .customLong("emulator-url"), help: "Use an emulator already running at http://127.0.0.1:<port> (serve it with --api-key soak-api-key --ka-interval 1).")
     var emulatorURL: String?
 
-    @Option(name: .customLong("max-memory-slope"), help: "The steepest sustained growth of anonymous memory allowed after the warm-up, in MiB per hour.")
+    @Option(name: .customLong("max-memory-slope"), help: "The steepest sustained growth of malloc's bytes in use and of anonymous memory allowed after the warm-up, in MiB per hour.")
     var maxMemorySlope: Double = 2
+
+    @Flag(name: .customLong("keep-free-pages"), help: "Read memory without asking malloc to give its free pages back first.")
+    var keepFreePages = false
 
     @Flag(help: "Print only the report, not the progress lines.")
     var quiet = false
@@ -102,6 +108,7 @@ struct SoakCommand: AsyncParsableCommand {
         configuration.quiesceTimeout = .milliseconds(Int64(quiesceTimeout * 1000))
         if let warmUp { configuration.memoryTrend?.warmUp = warmUp }
         configuration.memoryTrend?.maximumSlope = maxMemorySlope
+        configuration.releaseFreePagesBeforeSampling = !keepFreePages
         configuration.emulator = try emulatorPlacement()
         if !quiet { configuration.progress = { console.err("soak: \($0)") } }
         console.err(

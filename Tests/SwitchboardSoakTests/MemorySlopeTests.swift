@@ -92,4 +92,28 @@ struct MemorySlopeTests {
         #expect(!slope.judged && !verdict.climbs)
         #expect(SoakReport.slopeLine("anon", slope).hasSuffix("not judged (120 s after warm-up, under the 300 s needed)"))
     }
+
+    @Test("malloc's bytes in use are judged on their own: a live leak under flat anonymous memory fails")
+    func heapLeakUnderFlatAnon() throws {
+        var noise = Noise()
+        let samples = stride(from: 0.0, through: 3600, by: 5).map { seconds in
+            MemorySample(
+                elapsed: seconds, residentBytes: nil, anonymousBytes: 60 * Self.mebibyte + Int(noise.next() * 2e6),
+                heapBytes: 20 * Self.mebibyte + Int(seconds / 3600 * 3 * Double(Self.mebibyte)))
+        }
+        let verdicts = rule.evaluate(samples)
+        let heap = try #require(verdicts.first { $0.measure == "heap" })
+        #expect(try !anon(samples).climbs)
+        #expect(heap.climbs && !heap.grew)
+        var report = SoakReport(transport: .appsync, seed: 1, duration: .seconds(3600), rate: 1, catchUp: true)
+        report.memoryJudged = true
+        report.memoryVerdicts = verdicts
+        #expect(report.failures.contains { $0.hasPrefix("memory climbs: heap +3.0 MiB/hour") }, "\(report.failures)")
+    }
+
+    @Test("samples without a heap figure (not glibc) judge anonymous memory alone")
+    func noHeapFigure() {
+        let verdicts = rule.evaluate(Self.samples(minutes: 30) { _ in Double(50 * Self.mebibyte) })
+        #expect(verdicts.map(\.measure) == ["anon"])
+    }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @testable import SwitchboardSoak
@@ -43,4 +46,28 @@ struct MemoryTrendTests {
         #expect((sample.anonymousBytes ?? 0) > 0)
         #endif
     }
+
+    #if os(Linux)
+    @Test("malloc's bytes in use follow what is held, and giving free pages back lowers anonymous memory")
+    func heapAndFreePages() throws {
+        let blocks = 65_536  // 256 MiB in 4 KiB blocks, below glibc's mmap threshold
+        let before = try #require(MemorySample.read(elapsed: 0).heapBytes)
+        var held = (0..<blocks).map { _ -> UnsafeMutableRawPointer in
+            let block = malloc(4096)!
+            memset(block, 1, 4096)  // make the pages resident
+            return block
+        }
+        let pin = malloc(64)  // keeps the freed blocks inside the heap rather than at its top
+        let holding = try #require(MemorySample.read(elapsed: 0).heapBytes)
+        #expect(holding - before > 200 << 20, "held \(holding - before) bytes more")
+        for block in held { free(block) }
+        held.removeAll()
+        let kept = try #require(MemorySample.read(elapsed: 0).anonymousBytes)
+        let released = MemorySample.read(elapsed: 0, releasingFreePages: true)
+        free(pin)
+        let after = try #require(released.heapBytes)
+        #expect(after - before < 64 << 20, "after freeing: \(after - before) bytes more than before")
+        #expect(try kept - #require(released.anonymousBytes) > 128 << 20, "anonymous \(kept) -> \(released.anonymousBytes ?? 0)")
+    }
+    #endif
 }
