@@ -203,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchboardCoreTests",
-            dependencies: ["SwitchboardCore", "SwitchboardTesting"],
+            dependencies: ["SwitchboardCore", "SwitchboardTesting", "CSwitchboardMalloc"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

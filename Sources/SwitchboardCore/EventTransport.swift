@@ -111,18 +111,26 @@ public struct TransportEvents: AsyncSequence, Sendable {
         package var yieldedAt: Date?
     }
 
+    /// The reader's clock. A struct, not a bare function type behind the lock: reading a
+    /// function value through the generic `withLock`'s `inout` wraps it in reabstraction thunks
+    /// and stores the wrapped copy back, so every read kept two more allocations and made the
+    /// next call one layer deeper (swiftlang/swift#91348).
+    fileprivate struct Clock: Sendable {
+        let now: @Sendable () -> Date
+    }
+
     private let stream: HandOff<Stamped>
-    private let clock: LockedValue<(@Sendable () -> Date)?>
+    private let clock: LockedValue<Clock?>
 
     /// Feeds a ``TransportEvents`` sequence; transports keep it and yield into it.
     public struct Continuation: Sendable {
         fileprivate let continuation: HandOff<Stamped>.Continuation
-        fileprivate let clock: LockedValue<(@Sendable () -> Date)?>
+        fileprivate let clock: LockedValue<Clock?>
 
         /// Appends an event.
         public func yield(_ event: TransportEvent) {
             var yieldedAt: Date?
-            if case .connectionStateChanged = event, let now = clock.withLock({ $0 }) { yieldedAt = now() }
+            if case .connectionStateChanged = event, let clock = clock.withLock({ $0 }) { yieldedAt = clock.now() }
             continuation.yield(Stamped(event: event, yieldedAt: yieldedAt))
         }
 
@@ -133,7 +141,7 @@ public struct TransportEvents: AsyncSequence, Sendable {
     /// Makes a sequence and the continuation that feeds it.
     public static func makeStream() -> (events: TransportEvents, continuation: Continuation) {
         let (stream, continuation) = HandOff<Stamped>.makeStream()
-        let clock = LockedValue<(@Sendable () -> Date)?>(nil)
+        let clock = LockedValue<Clock?>(nil)
         return (TransportEvents(stream: stream, clock: clock), Continuation(continuation: continuation, clock: clock))
     }
 
@@ -141,7 +149,7 @@ public struct TransportEvents: AsyncSequence, Sendable {
     /// yields it: its reader may take it later, behind a backlog, and a catch-up matching
     /// legacy live copies needs to know when a connection attempt really began.
     package func stampingStateChanges(with now: @escaping @Sendable () -> Date) {
-        clock.withLock { $0 = now }
+        clock.withLock { $0 = Clock(now: now) }
     }
 
     /// The iterator of ``TransportEvents``; make one per sequence.
