@@ -174,6 +174,7 @@ let package = Package(
                 "CSwitchboardMalloc", "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardSync", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -311,6 +312,7 @@ let package = Package(
             name: "SwitchboardSoakTests",
             dependencies: [
                 "SwitchboardSoak", "SwitchboardTesting", "SwitchboardEmulator", "SwitchboardSync", "SwitchboardCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -16,6 +16,10 @@ package struct SoakReport: Sendable {
     package var faults: [ChaosFault.Kind: Int] = [:]
     /// Errors the notifier reported, by code.
     package var errors: [String: Int] = [:]
+    /// What the catch-up's memory bounds evicted, by kind (`switchboard.notifier.catch_up.evicted`).
+    package var catchUpEvictions: [String: Int64] = [:]
+    /// Values a full consumer-stream buffer dropped, by stream (`switchboard.notifier.consumer_dropped`).
+    package var consumerDrops: [String: Int64] = [:]
     /// Times the session expired (two rejections in a row) and the soak signed in again.
     package var sessionExpirations = 0
     package var memory: [MemorySample] = []
@@ -78,6 +82,8 @@ package struct SoakReport: Sendable {
         lines.append("reconnects: \(reconnects)")
         lines.append("faults: " + Self.list(faults.map { ($0.key.rawValue, $0.value) }))
         lines.append("errors by code: " + Self.list(errors.map { ($0.key, $0.value) }))
+        lines.append("catch-up evictions (memory bounds): " + Self.list(catchUpEvictions.map { ($0.key, Int($0.value)) }))
+        lines.append("consumer buffer drops: " + Self.list(consumerDrops.map { ($0.key, Int($0.value)) }))
         if sessionExpirations > 0 { lines.append("session expirations (signed in again): \(sessionExpirations)") }
         if let (events, lag) = publishing {
             lines.append("publishing: \(events) events at \(rate) events/s, at most \(Self.seconds(lag)) behind schedule")

@@ -30,15 +30,19 @@ package enum SoakRun {
                     source: SyncClient(configuration: .init(baseURL: URL(string: endpoints.syncBaseURL)!), connector: connector),
                     store: InMemoryCheckpointStore(), rememberedDeliveries: configuration.rememberedDeliveries)
                 : nil
+            let metrics = SoakMetrics()
             let notifier = BackendNotifier(
                 transport: makeTransport(configuration, endpoints: endpoints, connector: connector), session: session,
-                configuration: .init(namespace: workload.namespace, catchUp: catchUp), logger: configuration.logger)
+                configuration: .init(namespace: workload.namespace, catchUp: catchUp), logger: configuration.logger,
+                metricsFactory: metrics)
             let state = LockedValue(SoakState(ledger: SoakLedger(identities: identities)))
             var report = try await Driver(
                 configuration: configuration, workload: workload, identities: identities, server: server,
                 notifier: notifier, session: session, state: state
             ).run()
             report.memorySource = memorySource
+            report.catchUpEvictions = metrics.totals(of: "switchboard.notifier.catch_up.evicted", by: "kind")
+            report.consumerDrops = metrics.totals(of: "switchboard.notifier.consumer_dropped", by: "stream")
             report.memoryReleasedFreePages = configuration.releaseFreePagesBeforeSampling
             return report
         }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Testing
 
 @testable import SwitchboardSoak
@@ -31,5 +32,29 @@ struct ShortSoakTests {
         #expect(report.total.published == 4 * 200 + SoakStream.allCases.count, "\(text)")
         #expect(report.reconnects >= 1, "\(text)")
         #expect(report.faults.count >= 4, "several kinds of fault were injected: \(text)")
+        // The notifier's counters reach the report: nothing a bound drops in a short run.
+        #expect(report.lines().contains("catch-up evictions (memory bounds): none"), "\(text)")
+        #expect(report.consumerDrops.isEmpty, "\(text)")
+    }
+}
+
+@Suite("Soak metrics")
+struct SoakMetricsTests {
+    @Test("counters are totalled by label and one dimension, and printed in the report")
+    func totals() {
+        let metrics = SoakMetrics()
+        let evicted = "switchboard.notifier.catch_up.evicted"
+        Counter(label: evicted, dimensions: [("kind", "held_envelopes")], factory: metrics).increment(by: 3)
+        Counter(label: evicted, dimensions: [("kind", "held_envelopes")], factory: metrics).increment()
+        Counter(label: evicted, dimensions: [("kind", "remembered_deliveries")], factory: metrics).increment(by: 2)
+        Counter(label: "switchboard.notifier.delivered", dimensions: [("kind", "held_envelopes")], factory: metrics).increment()
+        let reset = Counter(label: evicted, dimensions: [("kind", "caught_up_fingerprints")], factory: metrics)
+        reset.increment()
+        reset.reset()
+        let totals = metrics.totals(of: evicted, by: "kind")
+        #expect(totals == ["held_envelopes": 4, "remembered_deliveries": 2])
+        var report = SoakReport(transport: .appsync, seed: 1, duration: .seconds(1), rate: 1, catchUp: true)
+        report.catchUpEvictions = totals
+        #expect(report.lines().contains("catch-up evictions (memory bounds): held_envelopes 4, remembered_deliveries 2"))
     }
 }
