@@ -78,6 +78,10 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The underlying error, if one caused this.
     public var cause: (any Error & Sendable)?
+    /// Whether sending the same request again cannot succeed: a server certificate this client
+    /// does not trust, a TLS port spoken to in plain HTTP. One-shot requests (a publish) give up
+    /// at once instead of retrying.
+    package var isPermanent = false
 
     /// Creates an error.
     /// - Parameters:

@@ -19,6 +19,27 @@ package enum NIOFailureReason {
         return nil
     }
 
+    /// Whether `error` is one a retry of the same request cannot cure: the server's certificate
+    /// is not trusted or does not name the host, or the server does not speak TLS (or speaks it
+    /// where plain HTTP was asked for).
+    package static func isPermanent(_ error: any Error) -> Bool {
+        switch error {
+        case let error as NIOSSLError:
+            if case .handshakeFailed(let underlying) = error { return isPermanent(underlying) }
+            return false
+        case let error as NIOSSLExtraError:
+            return error == .failedToValidateHostname
+        case let error as BoringSSLError:
+            let text = "\(error)"
+            return ["CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"]
+                .contains { text.contains($0) }
+        case is HTTPParserError:
+            return true
+        default:
+            return false
+        }
+    }
+
     private static func direct(_ error: any Error) -> String? {
         switch error {
         case let error as NIOConnectionError:
@@ -160,6 +181,8 @@ struct HTTPTarget: Sendable {
         }
         let reason = NIOFailureReason.reason(for: error) ?? "\(error)"
         let stage = error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError ? "the TLS handshake with" : "the request to"
-        return SwitchboardError(code: .network, message: "\(stage) \(target.endpoint) failed: \(reason)", cause: error)
+        var failure = SwitchboardError(code: .network, message: "\(stage) \(target.endpoint) failed: \(reason)", cause: error)
+        failure.isPermanent = NIOFailureReason.isPermanent(error)
+        return failure
     }
 }

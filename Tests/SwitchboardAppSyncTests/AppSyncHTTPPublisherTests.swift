@@ -11,6 +11,8 @@ private final class ScriptedHTTPClient: AppSyncHTTPClient, @unchecked Sendable {
     enum Answer {
         case respond(Int, String)
         case fail
+        /// A failure no retry can cure, as the NIO client reports an untrusted certificate.
+        case failPermanently
     }
 
     private let lock = NSLock()
@@ -29,6 +31,10 @@ private final class ScriptedHTTPClient: AppSyncHTTPClient, @unchecked Sendable {
         switch answer {
         case .respond(let status, let text): return (status, Data(text.utf8))
         case .fail: throw URLError(.networkConnectionLost)
+        case .failPermanently:
+            var error = SwitchboardError(code: .network, message: "the TLS handshake with h:443 failed: not trusted")
+            error.isPermanent = true
+            throw error
         }
     }
 }
@@ -101,6 +107,20 @@ struct AppSyncHTTPPublisherTests {
             #expect(error.message.contains("BadRequestException"))
         }
         #expect(rejecting.requestCount == 1)
+    }
+
+    @Test("a failure no retry can cure (an untrusted certificate) ends the publish at once")
+    func permanentFailure() async throws {
+        let client = ScriptedHTTPClient([.failPermanently, .respond(200, #"{"successful":[],"failed":[]}"#)])
+        let publisher = AppSyncHTTPPublisher(
+            url: endpoint, authorization: apiKey, client: client, retryDelays: [.seconds(1), .seconds(2)], clock: ManualClock())
+        await #expect {
+            _ = try await publisher.publish([#"{"a":1}"#], to: "vortex-app/a")
+        } throws: { error in
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .network && error.message == "publishing failed, and retrying cannot help: the TLS handshake with h:443 failed: not trusted"
+        }
+        #expect(client.requestCount == 1)
     }
 
     @Test("publishes to the emulator over loopback; a bad key is sessionExpired")

@@ -139,6 +139,10 @@ public struct AppSyncHTTPPublisher: Sendable {
                         message: "publishing failed after \(attempt + 1) attempts; the last was answered with HTTP \(response.status)"
                             + Self.bodyExcerpt(response.body))
                 }
+            case .failure(let error as SwitchboardError) where error.isPermanent:
+                // A certificate this client does not trust stays untrusted: no retry.
+                throw SwitchboardError(
+                    code: error.code, message: "publishing failed, and retrying cannot help: \(error.message)", cause: error)
             case .failure(let error):
                 logger.debug("publish request failed; may retry", metadata: ["appsync.error": "\(error)"])
                 guard attempt < retryDelays.count else {
