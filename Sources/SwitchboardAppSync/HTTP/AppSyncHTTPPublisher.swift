@@ -8,7 +8,9 @@ import SwitchboardCore
 /// no `*`, every event is JSON text of at most 240 KB. More than five events are split into
 /// batches of five (the service's limit), sent in order; the result lists every event by its
 /// position in what you passed. A request is retried only when it got no HTTP answer or a `5xx`
-/// or `429` one, after the configured delays on the configured clock; a `4xx` answer is final.
+/// or `429` one, after the configured delays on the configured clock; a `4xx` answer is final,
+/// and so is a failure no retry can cure (with the NIO client: a server certificate that is not
+/// trusted or does not name the host, or TLS spoken to a plain-HTTP port or the reverse).
 public struct AppSyncHTTPPublisher: Sendable {
     /// Authorization for one request: the headers to add, given the exact body (so an IAM
     /// signer can sign it).
@@ -81,7 +83,8 @@ public struct AppSyncHTTPPublisher: Sendable {
     ///   channel or one with `*`; ``/SwitchboardCore/SwitchboardError/Code/publishRejected`` for no events, an
     ///   event that is not JSON or is over 240 KB (nothing is sent), or a `4xx` answer;
     ///   ``/SwitchboardCore/SwitchboardError/Code/sessionExpired`` for `401`/`403`;
-    ///   ``/SwitchboardCore/SwitchboardError/Code/network`` when the retries ran out. Batches before a failing
+    ///   ``/SwitchboardCore/SwitchboardError/Code/network`` when the retries ran out or retrying cannot help
+    ///   (`publishing failed, and retrying cannot help: …`). Batches before a failing
     ///   one were delivered.
     public func publish(_ events: [String], to channel: String) async throws -> AppSyncPublishResult {
         let path = try ChannelPath(channel, allowWildcard: false)
