@@ -21,7 +21,10 @@ struct CLICheckTests {
         try CheckCommand.parse(arguments).prepare()
     }
 
+    /// Runs `check` in this process. Without a `--timeout` of its own, the deadlines are 60 s:
+    /// these run on the real clock beside the whole suite, where a connect can take seconds.
     static func run(_ arguments: [String], adjust: (inout Preflight) -> Void = { _ in }) async throws -> PreflightReport {
+        let arguments = arguments.contains("--timeout") ? arguments : arguments + ["--timeout", "60"]
         var (preflight, report, setup) = try prepare(arguments)
         adjust(&preflight)
         return try await preflight.run(into: report, connector: setup.connector) { try setup.make($0) }
@@ -116,7 +119,10 @@ struct CLICheckTests {
             try Data(#"{"transport": "appsync", "url": "\#(endpoints.realtimeURL)", "userId": "u1", "orgId": "o1"}"#.utf8)
                 .write(to: config)
 
-            let clean = await (try await CLIProcess(["check", "--config", config.path, "--auth", "api-key:k", "--json"])).finish()
+            // A generous --timeout: a debug build beside the rest of the suite can take seconds to
+            // connect, and this test is about the output, not the deadline (tested above).
+            let slack = ["--timeout", "60"]
+            let clean = await (try await CLIProcess(["check", "--config", config.path, "--auth", "api-key:k", "--json"] + slack)).finish()
             #expect(clean.status == 0, "stderr: \(clean.err)")
             let document = try #require(
                 try JSONSerialization.jsonObject(with: Data(clean.out.joined(separator: "\n").utf8)) as? [String: Any])
@@ -125,14 +131,14 @@ struct CLICheckTests {
             #expect((document["streams"] as? [[String: Any]])?.count == 11)
             #expect((document["connection"] as? [String: Any])?["announcedKeepAliveSeconds"] as? Double == 300)
 
-            let refused = await (try await CLIProcess(["check", "--config", config.path, "--auth", "api-key:wrong"])).finish()
+            let refused = await (try await CLIProcess(["check", "--config", config.path, "--auth", "api-key:wrong"] + slack)).finish()
             #expect(refused.status == 2, "stdout: \(refused.out) stderr: \(refused.err)")
             #expect(refused.out.contains { $0.contains("connection failed: sessionExpired") }, "\(refused.out)")
             #expect(!(refused.out + [refused.err]).joined().contains("wrong"), "the key is never printed")
 
             let rejected = await (try await CLIProcess([
                 "check", "--config", config.path, "--auth", "api-key:k", "--namespace", "other-app",
-            ])).finish()
+            ] + slack)).finish()
             #expect(rejected.status == 1, "stdout: \(rejected.out) stderr: \(rejected.err)")
             #expect(rejected.out.contains { $0.contains("rejected") && $0.contains("Unauthorized") }, "\(rejected.out)")
             #expect(rejected.out.last == "result: 0 of 11 streams established, 11 rejected")
