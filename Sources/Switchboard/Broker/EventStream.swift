@@ -53,8 +53,9 @@ public struct EventStreamBufferingPolicy: Sendable, Hashable, CustomStringConver
     }
 
     /// The default of every consumer stream: keep the newest 10,000 values, dropping the oldest
-    /// when full. At a few hundred bytes per buffered value this bounds a stuck consumer's
-    /// buffer to a few megabytes, and leaves room for a catch-up's burst of missed events.
+    /// when full. A buffered device presence value holds about 400 bytes, so this bounds a stuck
+    /// consumer's buffer to about 4 MB per stream, and leaves room for a catch-up's burst of
+    /// missed events. On a phone, choose a smaller bound for a consumer that can stall.
     public static let standard = bufferingNewest(10_000)
 
     /// Keep every event until the consumer takes it: a consumer that stops iterating without
