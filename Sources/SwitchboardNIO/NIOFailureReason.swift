@@ -181,7 +181,10 @@ struct HTTPTarget: Sendable {
         }
         let reason = NIOFailureReason.reason(for: error) ?? "\(error)"
         let stage = error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError ? "the TLS handshake with" : "the request to"
-        var failure = SwitchboardError(code: .network, message: "\(stage) \(target.endpoint) failed: \(reason)", cause: error)
+        // A TLS server that reads plain HTTP answers with an alert and closes, which arrives as
+        // a reset when the close overtakes the alert.
+        let hint = !target.isSecure && (error as? IOError)?.errnoCode == ECONNRESET ? " (if it serves TLS, use an https:// URL)" : ""
+        var failure = SwitchboardError(code: .network, message: "\(stage) \(target.endpoint) failed: \(reason)\(hint)", cause: error)
         failure.isPermanent = NIOFailureReason.isPermanent(error)
         return failure
     }
