@@ -104,16 +104,7 @@ extension GraphQLConnectionStateMachine {
 
     private mutating func receivedResult(id: String, data: Data?, errors: [GraphQLServerError]) -> [Action] {
         guard case .serving(let key)? = active[id] else { return [] }
-        if let data {
-            // A partial result (GraphQL's data with errors): what arrived is delivered, and the
-            // errors are reported beside it rather than dropped. The subscription goes on.
-            guard !errors.isEmpty else { return [.deliver(key, data)] }
-            let message = errors.map(\.description).joined(separator: "; ")
-            return [
-                .deliver(key, data),
-                .report(.error(SwitchboardError(code: .subscriptionRejected, message: "\(key): a partial result: \(message)"))),
-            ]
-        }
+        if let data { return [.deliver(key, data)] }
         let message = errors.isEmpty ? "a result with neither data nor errors" : errors.map(\.description).joined(separator: "; ")
         if settings.dialect == .graphQLTransportWS {
             // Resolver errors ride on `next` and do not end the operation.

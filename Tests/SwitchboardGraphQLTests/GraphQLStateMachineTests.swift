@@ -156,26 +156,6 @@ struct GraphQLStateMachineTests {
         if case .connected = machine.phase {} else { Issue.record("the connection did not survive") }
     }
 
-    @Test("a partial result (data with errors) is delivered and its errors reported; the subscription goes on",
-          arguments: [GraphQLProtocol.graphQLWS, .graphQLTransportWS, .appSyncGraphQL])
-    mutating func partialResult(dialect: GraphQLProtocol) {
-        var machine = Machine.make(dialect)
-        _ = machine.subscribe(request("a"))
-        _ = machine.connectAndAck(window: dialect == .appSyncGraphQL ? .seconds(300) : nil)
-        // The AppSync dialect numbers ids with twelve digits and acknowledges each start.
-        let id = dialect == .appSyncGraphQL ? "000000000001" : "1"
-        if dialect == .appSyncGraphQL { _ = machine.received(.subscriptionAck(id: id), on: 1, at: .zero, random: &random) }
-        let data = Data(#"{"subscribeDeviceState":{"thingName":"t"}}"#.utf8)
-        let actions = machine.received(
-            .next(id: id, data: data, errors: [.init(message: "mac: not authorized")]), on: 1, at: .zero, random: &random)
-        #expect(actions == [
-            .deliver("a", data),
-            .report(.error(SwitchboardError(code: .subscriptionRejected, message: "a: a partial result: mac: not authorized"))),
-        ])
-        #expect(machine.received(.next(id: id, data: data, errors: []), on: 1, at: .zero, random: &random) == [.deliver("a", data)])
-        #expect(machine.unsubscribe("a") == [.send(1, .unsubscribe(id: id))], "still subscribed")
-    }
-
     @Test("AppSync: unsubscribe before start_ack sends stop only after the ack")
     mutating func stopAfterAck() {
         var machine = Machine.make(.appSyncGraphQL)
