@@ -21,7 +21,7 @@ package enum NIOFailureReason {
 
     /// Whether `error` is one a retry of the same request cannot cure: the server's certificate
     /// is not trusted or does not name the host, or the server does not speak TLS (or speaks it
-    /// where plain HTTP was asked for).
+    /// where plain HTTP was asked for). A connection dropped or reset mid-answer is not.
     package static func isPermanent(_ error: any Error) -> Bool {
         switch error {
         case let error as NIOSSLError:
@@ -33,7 +33,10 @@ package enum NIOFailureReason {
             let text = "\(error)"
             return ["CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"]
                 .contains { text.contains($0) }
-        case is HTTPParserError:
+        case let error as HTTPParserError:
+            // An answer that is not HTTP (TLS spoken to a plain-HTTP port). A connection closed
+            // in the middle of an answer (`invalidEOFState`) is a dropped connection: retried.
+            if case .invalidEOFState = error { return false }
             return true
         default:
             return false

@@ -34,6 +34,19 @@ struct HTTPClientTests {
             #expect(error?.code == .network)
             #expect(error?.message.contains("the TLS handshake with 127.0.0.1:\(server.port) failed") == true, "\(String(describing: error))")
             #expect(error?.message.contains("certificate is not trusted") == true, "\(String(describing: error))")
+            #expect(error?.isPermanent == true, "a retry cannot make the certificate trusted")
+        }
+    }
+
+    @Test("an answer cut off mid-body is a dropped connection, which a retry may cure")
+    func truncatedAnswer() async throws {
+        let response = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"a\":"
+        try await TestWebSocketServer.with(mode: .raw(response: response)) { server in
+            let error = await #expect(throws: SwitchboardError.self) {
+                _ = try await NIOHTTPClient().post(Self.url(server.port), headers: [], body: Data("{}".utf8))
+            }
+            #expect(error?.code == .network)
+            #expect(error?.isPermanent == false, "\(String(describing: error))")
         }
     }
 

@@ -14,6 +14,8 @@ struct ShortSoakTests {
         var configuration = SoakConfiguration(duration: .seconds(4), rate: 200, transport: transport, seed: 42)
         configuration.faultPause = 50...400
         configuration.memoryTrend = nil
+        // Memory is not judged here; a trim would also race MemoryTrendTests' free-page check.
+        configuration.releaseFreePagesBeforeSampling = false
         configuration.settle = .milliseconds(200)
         configuration.sampleInterval = .milliseconds(500)
         configuration.quiesceTimeout = .seconds(20)
