@@ -139,8 +139,14 @@ enum Scenarios {
         var errors = await h.notifier.errors().makeAsyncIterator()
         var plans = await h.notifier.planValues().makeAsyncIterator()
         let roles = await h.notifier.roleValues()
-        let error = await errors.next()
+        // A busy machine can drop the first connection (a network error, then a reconnect);
+        // what matters is the rejection.
+        var error = await errors.next()
+        while let dropped = error, dropped.code == .network { error = await errors.next() }
         #expect(error?.code == .subscriptionRejected, "\(String(describing: error))")
+        // Only the organization subscription is accepted for another user's token: it is in
+        // place (again, after a reconnect) before the plan is published.
+        try await h.waitForSubscriptions(1)
         _ = try h.emulator.publish(channel: "vortex-app/user/\(EndToEnd.userId)/organization/planChanged", event: Payload.plan(free: true))
         #expect(await plans.next()?.isFreePlan == true)
         withExtendedLifetime(roles) {}
