@@ -31,8 +31,7 @@ package enum NIOFailureReason {
             return error == .failedToValidateHostname
         case let error as BoringSSLError:
             let text = "\(error)"
-            return ["CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"]
-                .contains { text.contains($0) }
+            return text.contains("CERTIFICATE_VERIFY_FAILED") || notTLS(text)
         case let error as HTTPParserError:
             // An answer that is not HTTP (TLS spoken to a plain-HTTP port). A connection closed
             // in the middle of an answer (`invalidEOFState`) is a dropped connection: retried.
@@ -77,12 +76,17 @@ package enum NIOFailureReason {
         }
     }
 
+    /// Whether BoringSSL's error text says the other side did not speak TLS.
+    private static func notTLS(_ text: String) -> Bool {
+        ["WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST"].contains { text.contains($0) }
+    }
+
     private static func tlsReason(_ error: BoringSSLError) -> String {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return "TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED; trust its CA, for example with --ca-file)"
         }
-        if text.contains("WRONG_VERSION_NUMBER") || text.contains("PACKET_LENGTH_TOO_LONG") || text.contains("HTTP_REQUEST") {
+        if notTLS(text) {
             return "TLS: the server did not answer in TLS (if it serves plain HTTP, use an http:// or ws:// URL)"
         }
         return "the TLS handshake failed (\(text))"
