@@ -41,11 +41,11 @@ final class BackendEventsService: Sendable {
         notifier = try BackendNotifier(selection: selection, factory: { kind in
             switch kind {
             case .appsync:
-                AppSyncEventsTransport(
+                AppSyncEventsSubscriber(
                     configuration: .init(realtimeURL: backend.appSyncRealtimeURL, authorization: backend.appSyncAuthorization),
                     connector: NIOWebSocketConnector())
             case .graphql:
-                GraphQLTransport(configuration: .init(url: backend.graphQLURL), connector: NIOWebSocketConnector())
+                GraphQLSubscriber(configuration: .init(url: backend.graphQLURL), connector: NIOWebSocketConnector())
             }
         }, session: session)
     }

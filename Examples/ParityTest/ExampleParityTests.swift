@@ -38,12 +38,12 @@ enum ParityTransports {
     ) -> any EventTransport {
         switch kind {
         case .appsync:
-            AppSyncEventsTransport(
+            AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: "ws://\(host)/event/realtime")!, authorization: .apiKey(apiKey), clock: clock),
                 connector: connector)
         case .graphql:
-            GraphQLTransport(
+            GraphQLSubscriber(
                 configuration: .init(url: URL(string: "ws://\(host)/graphql")!, wireProtocol: legacyDialect, clock: clock),
                 connector: connector)
         }

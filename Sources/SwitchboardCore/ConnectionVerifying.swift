@@ -6,7 +6,7 @@
 /// the real service). An owner that learns the network path changed calls
 /// ``verifyConnection(timeout:)`` to find out now.
 ///
-/// Both Switchboard transports conform: `AppSyncEventsTransport` and `GraphQLTransport` (in each
+/// Both Switchboard transports conform: `AppSyncEventsSubscriber` and `GraphQLSubscriber` (in each
 /// of its three dialects). Check for the capability with a cast:
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchboardCore
 
-/// The whole lifecycle of a ``GraphQLTransport`` as a plain value.
+/// The whole lifecycle of a ``GraphQLSubscriber`` as a plain value.
 ///
 /// Inputs are facts (a command from the owner, a socket opened, a frame decoded, a timer fired at
 /// `now`); outputs are the shared driver's actions (``/SwitchboardCore/DriverAction``). Time is a

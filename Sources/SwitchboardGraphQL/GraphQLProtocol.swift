@@ -1,6 +1,6 @@
 import SwitchboardCore
 
-/// The wire dialect a ``GraphQLTransport`` speaks. All three share one connection state machine;
+/// The wire dialect a ``GraphQLSubscriber`` speaks. All three share one connection state machine;
 /// only the codec and a few capabilities differ.
 public enum GraphQLProtocol: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Apollo's legacy subscriptions-transport-ws (subprotocol `graphql-ws`). The default.

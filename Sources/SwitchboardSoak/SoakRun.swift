@@ -99,13 +99,13 @@ package enum SoakRun {
         let deadline = configuration.keepAliveInterval * 3
         switch configuration.transport {
         case .appsync:
-            return AppSyncEventsTransport(
+            return AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(apiKey), reconnectPolicy: policy,
                     logger: configuration.logger),
                 connector: connector)
         case .graphQLWS, .graphQLTransportWS, .appSyncGraphQL:
-            return GraphQLTransport(
+            return GraphQLSubscriber(
                 configuration: .init(
                     url: URL(string: endpoints.graphQLURL)!, wireProtocol: configuration.transport.wireProtocol,
                     reconnectPolicy: policy, keepAliveTimeout: deadline, pingInterval: configuration.keepAliveInterval,

@@ -11,7 +11,7 @@ import SwitchboardCore
 ///
 /// ```swift
 /// let recorder = FixtureRecorder(wrapping: NIOWebSocketConnector(), clock: clock)
-/// let transport = AppSyncEventsTransport(configuration: …, connector: recorder, clock: clock)
+/// let transport = AppSyncEventsSubscriber(configuration: …, connector: recorder, clock: clock)
 /// … // run the scenario
 /// try recorder.fixture(header: header).write(to: url)
 /// ```

@@ -187,7 +187,7 @@ public final class ScriptedTransport: EventTransport {
     /// Delivers a raw JSON payload on a subscription, as the transport of ``kind`` would hand it on.
     /// - Parameters:
     ///   - payload: The JSON text as it arrives on the wire: AppSync Events, the event; GraphQL,
-    ///     a result's `data` object, which becomes an envelope exactly as `GraphQLTransport` makes
+    ///     a result's `data` object, which becomes an envelope exactly as `GraphQLSubscriber` makes
     ///     it (unwrapped, legacy names mapped, `eventType`s named; a null result delivers nothing).
     ///   - key: The subscription it arrives on.
     ///   - receivedAt: The receive time to stamp.

@@ -75,7 +75,7 @@ struct FixtureReplay {
             let url = URL(string: "ws://localhost\(endpoint)")!
             switch dialect {
             case .appSync:
-                return AppSyncEventsTransport(
+                return AppSyncEventsSubscriber(
                     configuration: .init(realtimeURL: url, authorization: .apiKey("fixture-token"), clock: clock),
                     connector: player)
             case .graphQLWS, .graphQLTransportWS, .appSyncGraphQL:
@@ -84,7 +84,7 @@ struct FixtureReplay {
                 case .graphQLTransportWS: .graphQLTransportWS
                 default: .appSyncGraphQL
                 }
-                return GraphQLTransport(
+                return GraphQLSubscriber(
                     configuration: .init(url: url, wireProtocol: wire, appSyncHost: "localhost", appSyncAuthorization: .apiKey,
                                          clock: clock),
                     connector: player)

@@ -91,7 +91,7 @@ struct PublishCommand: AsyncParsableCommand {
         guard let text = url ?? file.url, let endpoint = URL(string: text), endpoint.scheme?.hasPrefix("ws") == true else {
             throw ValidationError("with --ws, --url must be the ws(s)://…/event/realtime endpoint (or \"url\" in --config)")
         }
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             // A command line waits longer than an app would: connecting is part of every publish.
             configuration: .init(realtimeURL: endpoint, authorization: mode, reconnectPolicy: .never, publishTimeout: .seconds(30)),
             connector: try NIOWebSocketConnector.trusting(caFile: caFile, allowPlaintext: allowPlaintext))

@@ -22,7 +22,7 @@ struct ShadowCommand: AsyncParsableCommand {
             (Ctrl-C, SIGTERM or --duration). --metrics-port serves the same figures at \
             http://127.0.0.1:PORT/metrics in the Prometheus text format (0 picks a free port, \
             printed at start). --max-divergence makes it exit 1 as soon as the share of unmatched \
-            events passes the bound (once --min-events were judged). A side whose connection fails \
+            events exceeds the bound (once --min-events were judged). A side whose connection fails \
             for good (refused credentials) ends the run with exit status 2.
 
             Examples:
@@ -84,7 +84,7 @@ struct ShadowCommand: AsyncParsableCommand {
     @Option(name: .customLong("metrics-port"), help: "Serve the figures for Prometheus on 127.0.0.1:PORT/metrics (0: any free port).")
     var metricsPort: Int?
 
-    @Option(name: .customLong("max-divergence"), help: "Exit 1 when the share of unmatched events (0…1) passes this bound.")
+    @Option(name: .customLong("max-divergence"), help: "Exit 1 when the share of unmatched events (0…1) exceeds this bound.")
     var maxDivergence: Double?
 
     @Option(name: .customLong("min-events"), help: "Judge --max-divergence only after this many events.")
@@ -170,7 +170,7 @@ struct ShadowCommand: AsyncParsableCommand {
         let share = String(format: "%.1f%%", snapshot.divergence * 100)
         if snapshot.total.judged >= minEvents, snapshot.divergence > bound {
             verdict.withLock { $0 = 1 }
-            console.err("divergence \(share) passes --max-divergence \(bound)")
+            console.err("divergence \(share) exceeds --max-divergence \(bound)")
         }
     }
 

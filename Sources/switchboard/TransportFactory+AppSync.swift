@@ -14,7 +14,7 @@ extension TransportFactory {
             case .apiKey(let key): .apiKey(key)
             case .jwt, .lambda: .sessionToken
             }
-        return AppSyncEventsTransport(
+        return AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: endpoint.url, host: endpoint.httpURL == nil ? nil : endpoint.httpHost,
                 authorization: mode, reconnectPolicy: reconnectPolicy),

@@ -56,7 +56,7 @@ enum TransportFactory {
     ) throws -> any EventTransport {
         switch kind {
         case .graphql:
-            return GraphQLTransport(
+            return GraphQLSubscriber(
                 configuration: .init(
                     url: endpoint.url, wireProtocol: wireProtocol, reconnectPolicy: reconnectPolicy,
                     appSyncHost: endpoint.httpHost,

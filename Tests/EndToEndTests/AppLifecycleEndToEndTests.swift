@@ -24,13 +24,13 @@ struct AppLifecycleEndToEndTests {
         { endpoints, connector, clock in
             switch kind {
             case .appsync:
-                AppSyncEventsTransport(
+                AppSyncEventsSubscriber(
                     configuration: .init(
                         realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey),
                         reconnectPolicy: .fixedDelay(reconnectDelay, reconnectAfterNormalClose: true), clock: clock),
                     connector: connector)
             case .graphqlWS, .graphqlTransportWS:
-                GraphQLTransport(
+                GraphQLSubscriber(
                     configuration: .init(
                         url: URL(string: endpoints.graphQLURL)!,
                         wireProtocol: kind == .graphqlWS ? .graphQLWS : .graphQLTransportWS,

@@ -17,7 +17,7 @@ struct AppSyncEndToEndTests {
         metrics: TestMetrics? = nil
     ) -> EndToEnd.MakeTransport {
         { endpoints, connector, clock in
-            AppSyncEventsTransport(
+            AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: authorization,
                     reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true), connectionLifetime: connectionLifetime,
@@ -42,7 +42,7 @@ struct AppSyncEndToEndTests {
     @Test("over wss, a client that does not trust the certificate gets a clear network error, not a hang")
     func untrustedCertificate() async throws {
         try await EndToEnd.run(tls: true, { endpoints, _, clock in
-            AppSyncEventsTransport(
+            AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey), reconnectPolicy: .never,
                     clock: clock),
@@ -150,7 +150,7 @@ struct AppSyncEndToEndTests {
         let configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: [EndToEnd.apiKey]), logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
-            let transport = AppSyncEventsTransport(
+            let transport = AppSyncEventsSubscriber(
                 configuration: .init(realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey)),
                 connector: NIOWebSocketConnector())
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -29,7 +29,7 @@ struct GraphQLEndToEndTests {
     /// `apiKey` is set (the harness's default token is the API key), else as `Authorization`.
     static func transport(_ dialect: GraphQLProtocol, apiKey: Bool = true, pingInterval: Duration? = nil) -> EndToEnd.MakeTransport {
         { endpoints, connector, clock in
-            GraphQLTransport(
+            GraphQLSubscriber(
                 configuration: .init(
                     url: URL(string: endpoints.graphQLURL)!, wireProtocol: dialect,
                     reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true),

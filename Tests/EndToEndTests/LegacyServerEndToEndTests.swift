@@ -131,7 +131,7 @@ struct LegacyEndToEnd {
             "LegacyServerEndToEndTests", tokens: acceptedTokens, maximumSubscriptions: maximumSubscriptions
         ) { server in
             let clock = ManualClock()
-            let transport = GraphQLTransport(
+            let transport = GraphQLSubscriber(
                 configuration: .init(
                     url: server.url, wireProtocol: dialect,
                     reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true),

@@ -20,7 +20,7 @@ struct SecretsHygieneIAMTests {
     func noIAMSecretsLogged() async throws {
         let log = CapturedLog()
         let connector = ScriptedWebSocketConnector()
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: .iam(region: "eu-west-1") {

@@ -58,11 +58,11 @@ struct SecretsHygieneTests {
             let connector = NIOWebSocketConnector(configuration: .init(logger: log.logger("nio")))
             let channel = "\(EndToEnd.namespace)/user/\(EndToEnd.userId)/roleChanged"
             let transports: [any EventTransport] = [
-                AppSyncEventsTransport(
+                AppSyncEventsSubscriber(
                     configuration: .init(realtimeURL: URL(string: endpoints.realtimeURL)!, authorization: .apiKey(EndToEnd.apiKey),
                                          logger: log.logger("appsync")),
                     connector: connector),
-                GraphQLTransport(
+                GraphQLSubscriber(
                     configuration: .init(url: URL(string: endpoints.graphQLURL)!, wireProtocol: .graphQLTransportWS,
                                          logger: log.logger("graphql")),
                     connector: connector),

@@ -30,7 +30,7 @@ enum MigrationTransport: String, CaseIterable, Sendable, CustomStringConvertible
         let host = "127.0.0.1:\(port)"
         switch self {
         case .appSync:
-            return AppSyncEventsTransport(
+            return AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: "ws://\(host)/event/realtime")!, authorization: .apiKey(Recording.apiKey),
                     clock: clock),
@@ -41,7 +41,7 @@ enum MigrationTransport: String, CaseIterable, Sendable, CustomStringConvertible
             case .graphQLTransportWS: .graphQLTransportWS
             default: .appSyncGraphQL
             }
-            return GraphQLTransport(
+            return GraphQLSubscriber(
                 configuration: .init(
                     url: URL(string: "ws://\(host)/graphql")!, wireProtocol: dialect, appSyncHost: host,
                     appSyncAuthorization: .apiKey, clock: clock),

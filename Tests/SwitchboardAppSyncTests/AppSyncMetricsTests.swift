@@ -13,7 +13,7 @@ struct AppSyncMetricsTests {
         let metrics = TestMetrics()
         let connector = ScriptedWebSocketConnector()
         let clock = ManualClock()
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k"),
                 reconnectPolicy: .fixedDelay(.zero, reconnectAfterNormalClose: true), clock: clock, metricsFactory: metrics),
@@ -63,7 +63,7 @@ struct AppSyncMetricsTests {
     func iamSecretsNotLogged() async throws {
         let lines = LockedBox<[String]>([])
         let connector = ScriptedWebSocketConnector()
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: .iam(region: "eu-west-1") {

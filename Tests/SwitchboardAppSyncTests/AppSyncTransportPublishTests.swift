@@ -6,7 +6,7 @@ import Testing
 
 /// A transport over scripted sockets on a manual clock. Run it, then ``open()``.
 private struct Scripted {
-    let transport: AppSyncEventsTransport
+    let transport: AppSyncEventsSubscriber
     let connector: ScriptedWebSocketConnector
     let clock: ManualClock
     let keys: [SubscriptionKey]
@@ -15,7 +15,7 @@ private struct Scripted {
         connector = ScriptedWebSocketConnector()
         clock = ManualClock()
         self.keys = keys
-        transport = AppSyncEventsTransport(
+        transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: authorization, connectionLifetime: connectionLifetime, publishTimeout: .seconds(10), clock: clock),
@@ -80,7 +80,7 @@ struct AppSyncTransportPublishTests {
         (["\"" + String(repeating: "x", count: 240 * 1024) + "\""], "ns/a", .publishRejected),
     ])
     func validation(events: [String], channel: String, code: SwitchboardError.Code) async throws {
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k")),
             connector: ScriptedWebSocketConnector())
         await #expect { try await transport.publish(events, to: channel) } throws: { ($0 as? SwitchboardError)?.code == code }
@@ -206,7 +206,7 @@ struct AppSyncTransportReplacementTests {
     func timerAfterMovedDeadlines() async throws {
         let connector = ScriptedWebSocketConnector()
         let clock = ManualClock()
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k"),
                 reconnectPolicy: .fixedDelay(.seconds(10), reconnectAfterNormalClose: true), connectionLifetime: nil, clock: clock),

@@ -21,7 +21,7 @@ struct AppSyncTransportTests {
         let connector = ScriptedWebSocketConnector()
         let reasons = LockedBox<[TokenRequestReason]>([])
         let lines = LockedBox<[String]>([])
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: .sessionToken, clock: ManualClock(),
@@ -74,7 +74,7 @@ struct AppSyncTransportTests {
 
     @Test("subscribe validates the channel and the target kind; shutDown first lets run() return")
     func validation() async throws {
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(realtimeURL: URL(string: "ws://127.0.0.1:1/event/realtime")!, authorization: .apiKey("k")),
             connector: ScriptedWebSocketConnector())
         #expect(throws: SwitchboardError.self) { try transport.subscribe(SubscriptionRequest(key: "k", target: .channel("ns/bad_segment"))) }
@@ -90,7 +90,7 @@ struct AppSyncTransportTests {
     func connectionTimeouts() async throws {
         let clock = ManualClock()
         let connector = ScriptedWebSocketConnector()
-        let transport = AppSyncEventsTransport(
+        let transport = AppSyncEventsSubscriber(
             configuration: .init(
                 realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
                 authorization: .apiKey("k"), reconnectPolicy: .fixedDelay(.seconds(1)), clock: clock),

@@ -148,7 +148,7 @@ struct CLIShadowTests {
         }
     }
 
-    @Test("--max-divergence exits 1 once the unmatched share passes the bound")
+    @Test("--max-divergence exits 1 once the unmatched share exceeds the bound")
     func maxDivergence() async throws {
         try await withRunningEmulator(configuration: Self.configuration) { emulator, endpoints in
             let cli = try await CLIProcess(["shadow"] + Self.arguments(endpoints) + [
@@ -164,7 +164,7 @@ struct CLIShadowTests {
             #expect(result.status == 1, "stdout: \(result.out) stderr: \(result.err)")
             let row = try #require(result.out.last { $0.hasPrefix("role ") }).split(separator: " ")
             #expect(row.prefix(4) == ["role", "0", "0", "3"], "matched 0, only legacy 0, only appsync 3")
-            #expect(result.err.contains("passes --max-divergence 0.5"), "\(result.err)")
+            #expect(result.err.contains("exceeds --max-divergence 0.5"), "\(result.err)")
         }
     }
 }

@@ -23,7 +23,7 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-@Suite("GraphQLTransport logging and metrics", .timeLimit(.minutes(1)))
+@Suite("GraphQLSubscriber logging and metrics", .timeLimit(.minutes(1)))
 struct GraphQLLoggingMetricsTests {
     @Test("no token appears in any log line, at trace level, in any dialect", arguments: GraphQLProtocol.allCases)
     func neverLogsToken(_ dialect: GraphQLProtocol) async throws {
@@ -31,11 +31,11 @@ struct GraphQLLoggingMetricsTests {
         let metrics = TestMetrics()
         let connector = ScriptedWebSocketConnector()
         let secret = "SECRET-TOKEN-42"
-        let configuration = GraphQLTransport.Configuration(
+        let configuration = GraphQLSubscriber.Configuration(
             url: URL(string: "wss://example.test/graphql")!, wireProtocol: dialect, reconnectPolicy: .fixedDelay(.zero),
             appSyncHost: "api.example.test", clock: ManualClock(), random: SeededRandomNumberGenerator(seed: 1),
             logger: Logger(label: "test", factory: { _ in handler }), metricsFactory: metrics)
-        let transport = GraphQLTransport(configuration: configuration, connector: connector)
+        let transport = GraphQLSubscriber(configuration: configuration, connector: connector)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await transport.run() }
             group.addTask { for await _ in transport.events {} }

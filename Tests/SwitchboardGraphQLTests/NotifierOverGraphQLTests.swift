@@ -5,8 +5,8 @@ import SwitchboardCore
 import SwitchboardTesting
 import Testing
 
-/// A real `BackendNotifier` over a `GraphQLTransport` whose sockets are scripted.
-@Suite("BackendNotifier over GraphQLTransport", .timeLimit(.minutes(1)))
+/// A real `BackendNotifier` over a `GraphQLSubscriber` whose sockets are scripted.
+@Suite("BackendNotifier over GraphQLSubscriber", .timeLimit(.minutes(1)))
 struct NotifierOverGraphQLTests {
     static let results: [String: String] = [
         "subscribeDeviceState": #"{"subscribeDeviceState":{"deviceGroupID":"s1","orgId":"o1","thingName":"cam-1","derivant":null,"mac":null,"online":true,"recording":null,"fwUpdateState":null}}"#,
@@ -19,10 +19,10 @@ struct NotifierOverGraphQLTests {
     @Test("all five legacy subscriptions deliver typed values", arguments: GraphQLProtocol.allCases)
     func allFive(_ dialect: GraphQLProtocol) async throws {
         let connector = ScriptedWebSocketConnector()
-        let configuration = GraphQLTransport.Configuration(
+        let configuration = GraphQLSubscriber.Configuration(
             url: URL(string: "wss://example.test/graphql")!, wireProtocol: dialect, appSyncHost: "api.example.test",
             clock: ManualClock(), random: SeededRandomNumberGenerator(seed: 3))
-        let transport = GraphQLTransport(configuration: configuration, connector: connector)
+        let transport = GraphQLSubscriber(configuration: configuration, connector: connector)
         let session = SessionSource()
         let notifier = BackendNotifier(transport: transport, session: session)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -28,7 +28,7 @@ enum Flavor: String, CaseIterable, Sendable, CustomStringConvertible {
         let dialect: GraphQLProtocol
         switch self {
         case .appSyncEvents:
-            return AppSyncEventsTransport(
+            return AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: "ws://\(host)/event/realtime")!, authorization: .sessionToken,
                     reconnectPolicy: reconnectPolicy, clock: clock, logger: logger),
@@ -37,7 +37,7 @@ enum Flavor: String, CaseIterable, Sendable, CustomStringConvertible {
         case .graphQLTransportWS: dialect = .graphQLTransportWS
         case .appSyncGraphQL: dialect = .appSyncGraphQL
         }
-        return GraphQLTransport(
+        return GraphQLSubscriber(
             configuration: .init(
                 url: URL(string: "ws://\(host)/graphql")!, wireProtocol: dialect, reconnectPolicy: reconnectPolicy,
                 appSyncHost: host, clock: clock, logger: logger),

@@ -33,13 +33,13 @@ enum Rig {
         let transport: any EventTransport
         switch kind {
         case .appsync:
-            transport = AppSyncEventsTransport(
+            transport = AppSyncEventsSubscriber(
                 configuration: .init(
                     realtimeURL: URL(string: "ws://127.0.0.1:\(port)/event/realtime")!, host: "127.0.0.1:\(port)",
                     authorization: .apiKey(apiKey), reconnectPolicy: reconnect),
                 connector: connector)
         case .graphql:
-            transport = GraphQLTransport(
+            transport = GraphQLSubscriber(
                 configuration: .init(
                     url: URL(string: "ws://127.0.0.1:\(port)/graphql")!, reconnectPolicy: reconnect,
                     appSyncHost: "127.0.0.1:\(port)", appSyncAuthorization: .apiKey),

@@ -117,8 +117,8 @@ public actor BackendNotifier {
     /// ```swift
     /// let notifier = try BackendNotifier(selection: selection, session: session) { kind in
     ///     switch kind {
-    ///     case .graphql: GraphQLTransport(configuration: graphQL, connector: connector)
-    ///     case .appsync: AppSyncEventsTransport(configuration: appSync, connector: connector)
+    ///     case .graphql: GraphQLSubscriber(configuration: graphQL, connector: connector)
+    ///     case .appsync: AppSyncEventsSubscriber(configuration: appSync, connector: connector)
     ///     }
     /// }
     /// ```

@@ -79,7 +79,7 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     ///   - dialect: The transport's codec, authorizer and hooks.
     ///   - clock: The injected clock.
     ///   - events: Where the transport's events go.
-    ///   - name: The transport's type name, such as `GraphQLTransport`.
+    ///   - name: The transport's type name, such as `GraphQLSubscriber`.
     package init(dialect: Dialect, clock: any Clock<Duration>, events: TransportEvents.Continuation, name: String) {
         self.dialect = dialect
         self.clock = clock

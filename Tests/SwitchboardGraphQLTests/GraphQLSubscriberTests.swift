@@ -16,7 +16,7 @@ final class EventLog: Sendable {
 }
 
 struct TransportHarness {
-    let transport: GraphQLTransport
+    let transport: GraphQLSubscriber
     let connector: ScriptedWebSocketConnector
     let clock: ManualClock
     let log: EventLog
@@ -27,10 +27,10 @@ struct TransportHarness {
     ) async throws {
         let clock = ManualClock()
         let connector = ScriptedWebSocketConnector()
-        let configuration = GraphQLTransport.Configuration(
+        let configuration = GraphQLSubscriber.Configuration(
             url: URL(string: "wss://example.test/graphql")!, wireProtocol: dialect, reconnectPolicy: policy,
             appSyncHost: "api.example.test", clock: clock, random: SeededRandomNumberGenerator(seed: 7))
-        let transport = GraphQLTransport(configuration: configuration, connector: connector)
+        let transport = GraphQLSubscriber(configuration: configuration, connector: connector)
         let log = EventLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await transport.run() }
@@ -49,14 +49,14 @@ struct TransportHarness {
     func json(_ text: String?) throws -> GraphQLJSON { try GraphQLJSON.parse(try #require(text)) }
 }
 
-@Suite("GraphQLTransport over scripted sockets", .timeLimit(.minutes(1)))
-struct GraphQLTransportTests {
+@Suite("GraphQLSubscriber over scripted sockets", .timeLimit(.minutes(1)))
+struct GraphQLSubscriberTests {
     @Test("says whether its subscriptions are acknowledged: only the AppSync dialect acknowledges each start",
           arguments: [(GraphQLProtocol.graphQLWS, false), (.graphQLTransportWS, false), (.appSyncGraphQL, true)])
     func acknowledgement(dialect: GraphQLProtocol, acknowledges: Bool) {
-        let configuration = GraphQLTransport.Configuration(
+        let configuration = GraphQLSubscriber.Configuration(
             url: URL(string: "wss://example.test/graphql")!, wireProtocol: dialect, appSyncHost: "api.example.test")
-        let transport = GraphQLTransport(configuration: configuration, connector: ScriptedWebSocketConnector())
+        let transport = GraphQLSubscriber(configuration: configuration, connector: ScriptedWebSocketConnector())
         #expect(transport.acknowledgesSubscriptions == acknowledges)
     }
 
@@ -175,7 +175,7 @@ struct GraphQLTransportTests {
 
     @Test("subscribe rejects a channel target; run returns at once after an early shutDown")
     func contract() async throws {
-        let transport = GraphQLTransport(
+        let transport = GraphQLSubscriber(
             configuration: .init(url: URL(string: "ws://127.0.0.1:1/graphql")!), connector: ScriptedWebSocketConnector())
         #expect(throws: SwitchboardError.self) { try transport.subscribe(SubscriptionRequest(key: "k", target: .channel("a/b"))) }
         transport.shutDown()

@@ -11,13 +11,13 @@ struct GraphQLDialect: ConnectionDialect {
     typealias State = Void
 
     /// Endpoint, dialect and timing.
-    let configuration: GraphQLTransport.Configuration
+    let configuration: GraphQLSubscriber.Configuration
     /// The socket engine.
     let connector: any WebSocketConnector
     /// The transport's logger (`switchboard.transport` = `graphql`, with the dialect).
     let logger: Logger
     /// The `switchboard.graphql.*` counters.
-    let metrics: GraphQLTransportMetrics
+    let metrics: GraphQLSubscriberMetrics
 
     func open(
         _ connection: ConnectionID, reason: TokenRequestReason, as identity: TransportIdentity

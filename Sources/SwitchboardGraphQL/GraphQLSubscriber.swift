@@ -7,7 +7,7 @@ import SwitchboardCore
 /// or AWS AppSync GraphQL real-time, chosen by ``Configuration/wireProtocol``.
 ///
 /// ```swift
-/// let transport = GraphQLTransport(
+/// let transport = GraphQLSubscriber(
 ///     configuration: .init(url: URL(string: "wss://api.example.com/graphql")!),
 ///     connector: nioConnector)
 /// let notifier = BackendNotifier(transport: transport, session: session)
@@ -18,7 +18,7 @@ import SwitchboardCore
 /// acknowledgement, so there it is established when its `start`/`subscribe` is sent on an
 /// acknowledged connection. Results arrive as ``/SwitchboardCore/EventEnvelope``s whose payload is the result's
 /// `data` object.
-public final class GraphQLTransport: EventTransport {
+public final class GraphQLSubscriber: EventTransport {
     public let kind = TransportKind.graphql
     public let events: TransportEvents
 
@@ -43,10 +43,10 @@ public final class GraphQLTransport: EventTransport {
         logger[metadataKey: "switchboard.transport"] = "graphql"
         logger[metadataKey: "switchboard.graphql.protocol"] = "\(configuration.wireProtocol)"
         self.logger = logger
-        let metrics = GraphQLTransportMetrics(
+        let metrics = GraphQLSubscriberMetrics(
             factory: configuration.metricsFactory ?? MetricsSystem.factory, dialect: configuration.wireProtocol)
         let dialect = GraphQLDialect(configuration: configuration, connector: connector, logger: logger, metrics: metrics)
-        driver = TransportDriver(dialect: dialect, clock: configuration.clock, events: continuation, name: "GraphQLTransport")
+        driver = TransportDriver(dialect: dialect, clock: configuration.clock, events: continuation, name: "GraphQLSubscriber")
     }
 
     public func run() async throws {

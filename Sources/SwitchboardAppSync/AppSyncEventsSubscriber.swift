@@ -6,7 +6,7 @@ import SwitchboardCore
 /// The AWS AppSync Events ``/SwitchboardCore/EventTransport``.
 ///
 /// ```swift
-/// let transport = AppSyncEventsTransport(
+/// let transport = AppSyncEventsSubscriber(
 ///     configuration: .init(
 ///         realtimeURL: URL(string: "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime")!,
 ///         authorization: .sessionToken),      // Cognito / OIDC / Lambda token from the session
@@ -21,7 +21,7 @@ import SwitchboardCore
 /// sent again with a fresh id after every reconnect. An authorization failure at connect fetches
 /// a fresh token once (`refreshAfterRejection`), then reports
 /// ``/SwitchboardCore/ConnectionState/disconnected(_:)`` with ``/SwitchboardCore/SwitchboardError/Code/sessionExpired``.
-public final class AppSyncEventsTransport: EventTransport {
+public final class AppSyncEventsSubscriber: EventTransport {
     public let kind = TransportKind.appsync
     public let events: TransportEvents
 
@@ -45,7 +45,7 @@ public final class AppSyncEventsTransport: EventTransport {
         let dialect = AppSyncDialect(
             configuration: configuration, connector: connector, logger: logger,
             metrics: AppSyncMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory))
-        driver = TransportDriver(dialect: dialect, clock: configuration.clock, events: continuation, name: "AppSyncEventsTransport")
+        driver = TransportDriver(dialect: dialect, clock: configuration.clock, events: continuation, name: "AppSyncEventsSubscriber")
     }
 
     public func run() async throws {

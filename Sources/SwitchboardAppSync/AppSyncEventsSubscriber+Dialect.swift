@@ -31,7 +31,7 @@ struct AppSyncDialect: ConnectionDialect {
     }
 
     /// Endpoint, authorization and timing.
-    let configuration: AppSyncEventsTransport.Configuration
+    let configuration: AppSyncEventsSubscriber.Configuration
     /// The socket engine.
     let connector: any WebSocketConnector
     /// The transport's logger (`switchboard.transport` = `appsync`).

@@ -3,7 +3,7 @@ import Logging
 import CoreMetrics
 import SwitchboardCore
 
-extension GraphQLTransport {
+extension GraphQLSubscriber {
     /// How AppSync GraphQL authorizes the connection and each `start`.
     public enum AppSyncAuthorization: Sendable, Hashable {
         /// `Authorization: <token>` (Cognito user pools, OIDC, Lambda authorizers).
@@ -12,7 +12,7 @@ extension GraphQLTransport {
         case apiKey
     }
 
-    /// Everything a ``GraphQLTransport`` needs besides the socket engine.
+    /// Everything a ``GraphQLSubscriber`` needs besides the socket engine.
     public struct Configuration: Sendable {
         /// The WebSocket endpoint (`ws` or `wss`). For AppSync GraphQL, the real-time endpoint
         /// (`wss://<id>.appsync-realtime-api.<region>.amazonaws.com/graphql`) without a query.

@@ -4,8 +4,8 @@ import SwitchboardCore
 import SwitchboardTesting
 import Testing
 
-@Suite("GraphQLTransport lifecycle", .timeLimit(.minutes(1)))
-struct GraphQLTransportLifecycleTests {
+@Suite("GraphQLSubscriber lifecycle", .timeLimit(.minutes(1)))
+struct GraphQLSubscriberLifecycleTests {
     /// Connects, acknowledges and returns the socket and the id of the one start.
     static func established(_ h: TransportHarness, ack: String = #"{"type":"connection_ack"}"#) async throws
         -> (ScriptedWebSocketConnection, String)

@@ -1,7 +1,7 @@
 import CoreMetrics
 
 /// The transport's counters, with dotted names and the dialect as a dimension.
-struct GraphQLTransportMetrics: Sendable {
+struct GraphQLSubscriberMetrics: Sendable {
     /// Sockets opened and acknowledged.
     let connections: Counter
     /// Reconnects scheduled after a lost connection or a failed attempt.

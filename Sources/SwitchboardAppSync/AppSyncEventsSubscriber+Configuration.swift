@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import SwitchboardCore
 
-extension AppSyncEventsTransport {
+extension AppSyncEventsSubscriber {
     /// Where and how the transport connects.
     public struct Configuration: Sendable {
         /// The real-time endpoint: `wss://<id>.appsync-realtime-api.<region>.amazonaws.com/event/realtime`
@@ -26,7 +26,7 @@ extension AppSyncEventsTransport {
         /// leaving time for retries (a failed replacement is tried again every minute while the
         /// old connection works). Nil keeps each connection until it ends.
         public var connectionLifetime: Duration?
-        /// How long a ``AppSyncEventsTransport/publish(_:to:)`` waits for the connection and the
+        /// How long a ``AppSyncEventsSubscriber/publish(_:to:)`` waits for the connection and the
         /// server's answer before it fails with ``/SwitchboardCore/SwitchboardError/Code/timeout``.
         public var publishTimeout: Duration
         /// The clock for the ack timeout, the keep-alive watchdog, reconnect delays, the
