@@ -66,6 +66,12 @@ package enum ConnectionCheckFailure {
 }
 
 extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// A short human-readable form: "2 s", "1.5 s", "250 ms", "0 s".
     package var shortDescription: String {
         let (seconds, attoseconds) = components

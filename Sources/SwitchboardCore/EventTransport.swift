@@ -105,10 +105,10 @@ public struct TransportEvents: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     /// An event with when the transport yielded it, for connection-state changes only, on the
-    /// clock its reader installed (``stampingStateChanges(with:)``); nil otherwise.
+    /// monotonic timeline its reader installed (``stampingStateChanges(with:)``); nil otherwise.
     package struct Stamped: Sendable {
         package var event: TransportEvent
-        package var yieldedAt: Date?
+        package var yieldedAt: Duration?
     }
 
     /// The reader's clock. A struct, not a bare function type behind the lock: reading a
@@ -116,7 +116,7 @@ public struct TransportEvents: AsyncSequence, Sendable {
     /// and stores the wrapped copy back, so every read kept two more allocations and made the
     /// next call one layer deeper (swiftlang/swift#91348).
     fileprivate struct Clock: Sendable {
-        let now: @Sendable () -> Date
+        let now: @Sendable () -> Duration
     }
 
     private let stream: HandOff<Stamped>
@@ -129,7 +129,7 @@ public struct TransportEvents: AsyncSequence, Sendable {
 
         /// Appends an event.
         public func yield(_ event: TransportEvent) {
-            var yieldedAt: Date?
+            var yieldedAt: Duration?
             if case .connectionStateChanged = event, let clock = clock.withLock({ $0 }) { yieldedAt = clock.now() }
             continuation.yield(Stamped(event: event, yieldedAt: yieldedAt))
         }
@@ -145,10 +145,11 @@ public struct TransportEvents: AsyncSequence, Sendable {
         return (TransportEvents(stream: stream, clock: clock), Continuation(continuation: continuation, clock: clock))
     }
 
-    /// From now on, every connection-state change is stamped with `now()` as the transport
-    /// yields it: its reader may take it later, behind a backlog, and a catch-up matching
-    /// legacy live copies needs to know when a connection attempt really began.
-    package func stampingStateChanges(with now: @escaping @Sendable () -> Date) {
+    /// From now on, every connection-state change is stamped with `now()` (a moment of the
+    /// reader's monotonic timeline) as the transport yields it: its reader may take it later,
+    /// behind a backlog, and a catch-up matching legacy live copies needs to know when a
+    /// connection attempt really began.
+    package func stampingStateChanges(with now: @escaping @Sendable () -> Duration) {
         clock.withLock { $0 = Clock(now: now) }
     }
 
@@ -166,7 +167,7 @@ public struct TransportEvents: AsyncSequence, Sendable {
         }
 
         /// The next event with when it was yielded (see ``TransportEvents/stampingStateChanges(with:)``).
-        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> (event: TransportEvent, yieldedAt: Date?)? {
+        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> (event: TransportEvent, yieldedAt: Duration?)? {
             await base.next(isolation: actor).map { ($0.event, $0.yieldedAt) }
         }
     }

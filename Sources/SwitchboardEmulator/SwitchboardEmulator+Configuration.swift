@@ -38,6 +38,15 @@ extension SwitchboardEmulator {
         public var eventLogCapacity = 100_000
         /// The most events in one `sync.stream.batch` frame. Defaults to 500.
         public var syncStreamBatchSize = 500
+        /// How far the emulator's wall clock runs ahead of this machine's (negative: behind). It
+        /// moves the backend's times: `publishedAt`, checkpoints made from times, and
+        /// `serverTime`. Zero by default; the clock-skew tests use it to put the backend ahead of
+        /// or behind a client on the same machine.
+        public var clockOffset: Duration = .zero
+        /// Whether the sync answers (`sync.stream.start`, each `GET /sync/pull` page) carry the
+        /// server's time, `serverTime` (contract §6, "Clocks"). On by default; off, the emulator
+        /// plays a backend that predates it.
+        public var sendsServerTime = true
 
         /// Creates a configuration.
         /// - Parameters:

@@ -35,7 +35,8 @@ public struct SwitchboardEmulator: Sendable {
     ///   - configuration: Port, auth and pacing.
     ///   - clock: The clock for keep-alives and time-based faults.
     public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock()) {
-        self.init(configuration: configuration, clock: clock, now: { Date() })
+        let offset = configuration.clockOffset.seconds
+        self.init(configuration: configuration, clock: clock, now: { Date().addingTimeInterval(offset) })
     }
 
     init(configuration: Configuration, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date) {
@@ -59,7 +60,8 @@ public struct SwitchboardEmulator: Sendable {
         HTTPPublishRoute(configuration: configuration, bus: bus, now: now).register(on: router)
         ControlRoutes(emulator: self).register(on: router)
         SyncRoutes(stream: SyncStreamDriver(
-            configuration: configuration, log: bus.log, registry: registry, faults: faults, recorder: recorder, clock: clock)
+            configuration: configuration, log: bus.log, registry: registry, faults: faults, recorder: recorder, clock: clock,
+            now: now)
         ).register(on: router)
         let driver = AppSyncConnectionDriver(
             configuration: configuration, bus: bus, registry: registry, faults: faults, recorder: recorder,

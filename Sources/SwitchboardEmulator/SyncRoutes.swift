@@ -41,9 +41,11 @@ struct SyncRoutes {
             }
             limit = min(value, Self.maximumPullLimit)
         }
+        let serverTime = stream.serverTime()
         do {
             let slice = try stream.log.read(since: since, limit: limit)
-            let page = SyncPullPage(events: slice.events, nextCheckpoint: slice.checkpoint, hasMore: slice.hasMore)
+            let page = SyncPullPage(
+                events: slice.events, nextCheckpoint: slice.checkpoint, hasMore: slice.hasMore, serverTime: serverTime)
             return Self.json(.ok, SyncJSON.encode(page))
         } catch {
             return Self.error(error.isExpired ? .gone : .badRequest, error.body)

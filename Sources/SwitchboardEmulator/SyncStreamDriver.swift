@@ -1,6 +1,8 @@
+import Foundation
 import Logging
 import NIOCore
 import HummingbirdWebSocket
+import SwitchboardCore
 import SwitchboardSync
 
 /// Runs one sync stream connection: reads `sync.stream.request`, then answers `start`, the
@@ -16,6 +18,13 @@ struct SyncStreamDriver {
     let faults: FaultState
     let recorder: FrameRecorder?
     let clock: any Clock<Duration>
+    /// The emulator's wall clock, for `serverTime`.
+    let now: @Sendable () -> Date
+
+    /// The server's time for an answer, when the configuration sends it.
+    func serverTime() -> String? {
+        configuration.sendsServerTime ? ISO8601Timestamp.string(from: now()) : nil
+    }
 
     func run(channel: any Channel, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let outbox = ConnectionOutbox()
@@ -65,6 +74,8 @@ struct SyncStreamDriver {
             return fail(SyncErrorBody(error: message, code: code))
         }
         try await simulateRoundTrip()
+        // Read as the request arrives, before the log is: the time a client's round trip brackets.
+        let serverTime = serverTime()
         let slice: EventLog.Slice
         do {
             slice = try log.read(since: since, limit: nil)
@@ -73,13 +84,13 @@ struct SyncStreamDriver {
         }
         var dropAfter: Int?
         if case .drop(let count)? = fault?.kind { dropAfter = count }
-        stream(slice, dropAfter: dropAfter, outbox: outbox)
+        stream(slice, serverTime: serverTime, dropAfter: dropAfter, outbox: outbox)
     }
 
     /// Queues `start`, the batches and `complete`; with `dropAfter`, aborts after that many events.
-    private func stream(_ slice: EventLog.Slice, dropAfter: Int?, outbox: ConnectionOutbox) {
+    private func stream(_ slice: EventLog.Slice, serverTime: String?, dropAfter: Int?, outbox: ConnectionOutbox) {
         let events = slice.events
-        outbox.send(SyncStreamFrame.start(totalEvents: events.count).encoded())
+        outbox.send(SyncStreamFrame.start(totalEvents: events.count, serverTime: serverTime).encoded())
         let batchSize = max(1, configuration.syncStreamBatchSize)
         let limit = min(events.count, dropAfter ?? events.count)
         for (batchIndex, start) in stride(from: 0, to: limit, by: batchSize).enumerated() {

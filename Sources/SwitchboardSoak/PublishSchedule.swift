@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// When the soak's events fall due: `rate` a second from the start, `rate × duration` in all.
 ///
 /// Pure (the elapsed time is passed in), so the publisher's arithmetic is tested without a clock.

@@ -93,11 +93,3 @@ package struct SoakConfiguration: Sendable {
     /// The `connectionTimeoutMs` the emulator advertises: three keep-alive intervals.
     var connectionTimeoutMs: Int { Int(keepAliveInterval.seconds * 3000) }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    package var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// What a soak found, and whether it passed.
 package struct SoakReport: Sendable {

@@ -1,3 +1,4 @@
+import Foundation
 import SwitchboardCore
 
 /// The state of one catch-up across the stream and the REST fallback: what was delivered since
@@ -8,6 +9,8 @@ struct CatchUpRun {
     let deliver: @Sendable ([SyncEvent]) async throws -> Void
     let report: @Sendable (SyncProgress) -> Void
     let stopwatch: Stopwatch
+    /// Where the server's time of each answer is recorded.
+    let backendClock: BackendClock
     private var throttle: ProgressThrottle
     /// Events delivered.
     private(set) var processed = 0
@@ -17,16 +20,63 @@ struct CatchUpRun {
     var saved: SyncCheckpoint?
     /// The ids delivered after ``saved``: a resumption from ``saved`` sees them again.
     private var deliveredSinceSave: Set<String> = []
+    /// A start in the backend's time that had to be guessed from this device's clock (no
+    /// answer had carried the server's time yet): the moment, and the time guessed. The first
+    /// answer with `serverTime` corrects it.
+    private var guessedStart: (moment: Duration, time: Date)?
+    /// Events published at or before this backend time are from before the start: the request
+    /// went out with an earlier guess, so the server sends them, and they are left out.
+    private var publishedThrough: Date?
+    /// Events the server sent that were published before a corrected start.
+    private(set) var beforeStart = 0
 
     init(
         store: any CheckpointStore, deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void,
-        report: @escaping @Sendable (SyncProgress) -> Void, stopwatch: Stopwatch, interval: Duration
+        report: @escaping @Sendable (SyncProgress) -> Void, stopwatch: Stopwatch, interval: Duration,
+        backendClock: BackendClock
     ) {
         self.store = store
         self.deliver = deliver
         self.report = report
         self.stopwatch = stopwatch
+        self.backendClock = backendClock
         self.throttle = ProgressThrottle(interval: interval)
+    }
+
+    /// Where to start, the store holding no checkpoint. A start in the backend's time is read
+    /// from the backend clock; before any answer carried the server's time that reading is
+    /// this device's clock, so it is remembered as a guess for the first answer to correct.
+    mutating func begin(at start: SyncStart?) {
+        switch start {
+        case nil:
+            saved = nil
+        case .checkpoint(let checkpoint):
+            saved = checkpoint
+        case .backendTime(let moment):
+            let reading = backendClock.reading(at: moment)
+            saved = SyncCheckpoint(publishedAfter: reading.time)
+            if !reading.fromServer { guessedStart = (moment, reading.time) }
+        }
+    }
+
+    /// An answer arrived, carrying the server's time (`serverTime`, nil when it carried none),
+    /// for a request sent at moment `sent`: records the sample, and corrects a guessed start.
+    /// Only the first answer can correct it (nothing was delivered before it).
+    /// - Returns: Whether the request must be made again from ``saved``: the start turned out
+    ///   earlier than guessed, so the server left out events the catch-up needs.
+    mutating func answered(serverTime: Date?, sent: Duration) -> Bool {
+        let guess = guessedStart
+        guessedStart = nil
+        guard let serverTime else { return false }
+        backendClock.record(serverTime: serverTime, sent: sent, received: backendClock.now())
+        guard let guess else { return false }
+        let start = backendClock.reading(at: guess.moment).time
+        if start < guess.time {
+            saved = SyncCheckpoint(publishedAfter: start)
+            return true
+        }
+        publishedThrough = start
+        return false
     }
 
     func load() async throws -> SyncCheckpoint? {
@@ -40,7 +90,12 @@ struct CatchUpRun {
     /// Delivers the events not delivered yet, then saves `checkpoint` (if any) and reports progress.
     mutating func deliver(_ events: [SyncEvent], then checkpoint: SyncCheckpoint?) async throws {
         var seen = deliveredSinceSave
-        let fresh = events.filter { seen.insert($0.id).inserted }
+        var fresh = events.filter { seen.insert($0.id).inserted }
+        if let publishedThrough {
+            let count = fresh.count
+            fresh.removeAll { $0.publishedAt <= publishedThrough }
+            beforeStart += count - fresh.count
+        }
         if !fresh.isEmpty { try await deliver(fresh) }
         deliveredSinceSave = seen
         processed += fresh.count
@@ -58,12 +113,15 @@ struct CatchUpRun {
 
     /// Reports progress, if the throttle lets it through.
     mutating func reportProgress() {
+        // Events left out for being from before the start were processed too.
+        let processed = processed + beforeStart
         let progress = SyncProgress(processed: processed, total: total.map { max($0, processed) })
         if let update = throttle.offer(progress, at: stopwatch.elapsed()) { report(update) }
     }
 
     /// Reports the exact, final progress.
     mutating func finish(succeeded: Bool) {
+        let processed = processed + beforeStart
         let total = succeeded ? processed : self.total.map { max($0, processed) }
         report(SyncProgress(processed: processed, total: total, isFinal: true))
     }

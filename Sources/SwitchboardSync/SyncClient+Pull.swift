@@ -9,8 +9,11 @@ extension SyncClient {
         var requests = 0
         while true {
             let since = run.saved
+            let sent = run.backendClock.now()
             let page = try await fetchPage(since: since)
             requests += 1
+            // The start turned out earlier than asked: ask again from it.
+            if run.answered(serverTime: serverTime(page.serverTime, in: "GET /sync/pull"), sent: sent) { continue }
             let next = SyncCheckpoint(rawValue: page.nextCheckpoint)
             if page.hasMore, page.events.isEmpty, next == since {
                 throw SwitchboardError(

@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import SwitchboardCore
 
+/// The first answer put the start earlier than the request asked: the stream is made again.
+struct StartCorrected: Error {}
+
 /// Why the sync stream was given up; the catch-up goes on over REST.
 struct StreamFailure: Error {
     var error: SwitchboardError
@@ -26,6 +29,7 @@ extension SyncClient {
         }
         logger.debug("sync stream opened", metadata: ["switchboard.sync.since": "\(checkpoint?.rawValue ?? "")"])
         let idle = IdleWatch()
+        var sent = Duration.zero
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [clock, timeout = configuration.streamIdleTimeout] in
@@ -33,11 +37,12 @@ extension SyncClient {
                 }
                 defer { group.cancelAll() }
                 do {
+                    sent = run.backendClock.now()
                     try await connection.send(.text(SyncStreamFrame.request(since: checkpoint?.rawValue).encoded()))
                 } catch {
                     throw StreamFailure(.network, "cannot send the sync request", cause: SendableDescription(error))
                 }
-                try await read(connection, idle: idle, run: &run)
+                try await read(connection, idle: idle, sent: sent, run: &run)
             }
             await connection.close(code: .normalClosure, reason: "")
         } catch {
@@ -49,7 +54,7 @@ extension SyncClient {
         }
     }
 
-    private func read(_ connection: any WebSocketConnection, idle: IdleWatch, run: inout CatchUpRun) async throws {
+    private func read(_ connection: any WebSocketConnection, idle: IdleWatch, sent: Duration, run: inout CatchUpRun) async throws {
         var iterator = connection.inbound.makeAsyncIterator()
         while true {
             let next: WebSocketInboundEvent?
@@ -67,13 +72,13 @@ extension SyncClient {
                 throw StreamFailure(.protocolViolation, "the sync stream sent a binary frame of \(data.count) bytes")
             case .message(.text(let text))?:
                 logger.trace("sync frame", metadata: ["switchboard.sync.frame": "\(text.prefix(200))"])
-                if try await handle(text, run: &run) { return }
+                if try await handle(text, sent: sent, run: &run) { return }
             }
         }
     }
 
     /// Handles one frame. - Returns: Whether the stream completed.
-    private func handle(_ text: String, run: inout CatchUpRun) async throws -> Bool {
+    private func handle(_ text: String, sent: Duration, run: inout CatchUpRun) async throws -> Bool {
         let frame: SyncStreamFrame
         do {
             frame = try SyncStreamFrame(decoding: text)
@@ -83,7 +88,10 @@ extension SyncClient {
                 "malformed sync stream frame after \(run.processed) events: \(error.description); frame: \(text.prefix(120))")
         }
         switch frame {
-        case .start(let totalEvents):
+        case .start(let totalEvents, let serverTime):
+            if run.answered(serverTime: self.serverTime(serverTime, in: "sync.stream.start"), sent: sent) {
+                throw StartCorrected()
+            }
             run.total = run.processed + totalEvents
             run.reportProgress()
         case .batch(let events, _, _, let checkpoint):

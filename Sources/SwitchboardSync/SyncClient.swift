@@ -75,12 +75,47 @@ public struct SyncClient: Sendable {
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in },
         deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
     ) async throws -> SyncSummary {
+        try await catchUp(
+            from: since.map(SyncStart.checkpoint), store: store, backendClock: BackendClock(), progress: progress,
+            deliver: deliver)
+    }
+
+    /// Delivers every event published after the saved checkpoint, or after `start` when the
+    /// store holds none, in order, each once, and saves the checkpoint after each delivered batch;
+    /// ``catchUp(since:store:progress:deliver:)`` describes the rest.
+    ///
+    /// Every answer that carries the server's time (`serverTime` on `sync.stream.start` and on
+    /// each `GET /sync/pull` page) is recorded in `backendClock`, with the request's round trip.
+    /// A start at ``SyncStart/backendTime(at:)`` is read from `backendClock`; if no answer has
+    /// carried the server's time yet, the request goes out with this device's clock as a guess,
+    /// and the first answer corrects it: when the backend's time at that moment is later than
+    /// the guess, events published up to it are left out; when it is earlier, the request is
+    /// made again from the right time before anything is delivered. A backend that sends no
+    /// `serverTime` is asked from the device's clock, uncorrected.
+    ///
+    /// - Parameters:
+    ///   - start: Where to start when `store` holds no checkpoint (nil: from the oldest event the
+    ///     server holds). A saved checkpoint always wins.
+    ///   - store: Where the checkpoint is loaded from and saved to.
+    ///   - backendClock: Where the server's time is recorded and a start in the backend's time
+    ///     is read.
+    ///   - progress: As in ``catchUp(since:store:progress:deliver:)``.
+    ///   - deliver: As in ``catchUp(since:store:progress:deliver:)``.
+    /// - Returns: What was delivered and how.
+    /// - Throws: As ``catchUp(since:store:progress:deliver:)``.
+    public func catchUp(
+        from start: SyncStart?,
+        store: any CheckpointStore,
+        backendClock: BackendClock,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in },
+        deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
+    ) async throws -> SyncSummary {
         try configuration.checkTransportSecurity()
         var run = CatchUpRun(
             store: store, deliver: deliver, report: progress, stopwatch: Stopwatch(clock),
-            interval: configuration.progressInterval)
+            interval: configuration.progressInterval, backendClock: backendClock)
         do {
-            let summary = try await catchUp(since: since, run: &run)
+            let summary = try await catchUp(from: start, run: &run)
             run.finish(succeeded: true)
             logger.debug("catch-up complete", metadata: [
                 "switchboard.sync.events": "\(summary.deliveredEvents)",
@@ -93,12 +128,19 @@ public struct SyncClient: Sendable {
         }
     }
 
-    private func catchUp(since: SyncCheckpoint?, run: inout CatchUpRun) async throws -> SyncSummary {
-        run.saved = try await run.load() ?? since
+    private func catchUp(from start: SyncStart?, run: inout CatchUpRun) async throws -> SyncSummary {
+        run.saved = try await run.load()
+        if run.saved == nil { run.begin(at: start) }
         run.reportProgress()
         let streamFailure: SwitchboardError?
         do {
-            try await stream(from: run.saved, run: &run)
+            do {
+                try await stream(from: run.saved, run: &run)
+            } catch is StartCorrected {
+                logger.debug("the start was earlier on the backend's clock than guessed; asking again", metadata: [
+                    "switchboard.sync.since": "\(run.saved?.rawValue ?? "")"])
+                try await stream(from: run.saved, run: &run)
+            }
             streamFailure = nil
         } catch let failure as StreamFailure {
             streamFailure = failure.error
@@ -109,6 +151,18 @@ public struct SyncClient: Sendable {
         let pullRequests = streamFailure == nil ? 0 : try await pull(run: &run)
         return SyncSummary(
             deliveredEvents: run.processed, checkpoint: run.saved, streamFailure: streamFailure, pullRequests: pullRequests)
+    }
+
+    /// Reads an answer's `serverTime` (nil when absent); a malformed one is logged and ignored,
+    /// and the catch-up goes on without it.
+    func serverTime(_ text: String?, in answer: String) -> Date? {
+        guard let text else { return nil }
+        guard let time = ISO8601Timestamp.date(from: text) else {
+            logger.warning("ignoring a malformed serverTime", metadata: [
+                "switchboard.sync.answer": "\(answer)", "switchboard.sync.serverTime": "\(text.prefix(64))"])
+            return nil
+        }
+        return time
     }
 
     func headers() async throws -> [(name: String, value: String)] {

@@ -8,8 +8,9 @@ import Foundation
 package enum SyncStreamFrame: Sendable, Equatable {
     /// `sync.stream.request {since}`: client to server.
     case request(since: String?)
-    /// `sync.stream.start {totalEvents}`.
-    case start(totalEvents: Int)
+    /// `sync.stream.start {totalEvents, serverTime?}`; `serverTime` is the server's clock as it
+    /// answered (RFC 3339), absent from backends that do not send it (contract §6, "Clocks").
+    case start(totalEvents: Int, serverTime: String? = nil)
     /// `sync.stream.batch {events, batchIndex, isLast, checkpoint?}`.
     case batch(events: [SyncEvent], batchIndex: Int, isLast: Bool, checkpoint: String?)
     /// `sync.stream.complete {processedEvents, newCheckpoint}`.
@@ -28,6 +29,7 @@ package enum SyncStreamFrame: Sendable, Equatable {
         var type: String
         var since: String??
         var totalEvents: Int?
+        var serverTime: String?
         var events: [SyncEvent]?
         var batchIndex: Int?
         var isLast: Bool?
@@ -44,6 +46,7 @@ package enum SyncStreamFrame: Sendable, Equatable {
             try container.encode(type, forKey: .type)
             if let since { try container.encode(since, forKey: .since) }
             try container.encodeIfPresent(totalEvents, forKey: .totalEvents)
+            try container.encodeIfPresent(serverTime, forKey: .serverTime)
             try container.encodeIfPresent(events, forKey: .events)
             try container.encodeIfPresent(batchIndex, forKey: .batchIndex)
             try container.encodeIfPresent(isLast, forKey: .isLast)
@@ -68,9 +71,9 @@ package enum SyncStreamFrame: Sendable, Equatable {
         case .request(let since):
             wire = Wire(type: Self.requestType)
             wire.since = .some(since)
-        case .start(let totalEvents):
+        case .start(let totalEvents, let serverTime):
             wire = Wire(type: Self.startType)
-            wire.totalEvents = totalEvents
+            (wire.totalEvents, wire.serverTime) = (totalEvents, serverTime)
         case .batch(let events, let batchIndex, let isLast, let checkpoint):
             wire = Wire(type: Self.batchType)
             (wire.events, wire.batchIndex, wire.isLast, wire.checkpoint) = (events, batchIndex, isLast, checkpoint)
@@ -102,7 +105,7 @@ package enum SyncStreamFrame: Sendable, Equatable {
         case Self.requestType:
             self = .request(since: wire.since ?? nil)
         case Self.startType:
-            self = .start(totalEvents: try field(wire.totalEvents, "totalEvents"))
+            self = .start(totalEvents: try field(wire.totalEvents, "totalEvents"), serverTime: wire.serverTime)
         case Self.batchType:
             self = .batch(
                 events: try field(wire.events, "events"), batchIndex: try field(wire.batchIndex, "batchIndex"),
@@ -142,16 +145,19 @@ package struct SyncErrorBody: Codable, Sendable, Equatable {
     package static let unavailable = "UNAVAILABLE"
 }
 
-/// `GET /sync/pull` answers `{"events": [...], "nextCheckpoint": "...", "hasMore": bool}`.
+/// `GET /sync/pull` answers `{"events": [...], "nextCheckpoint": "...", "hasMore": bool, "serverTime"?: "..."}`.
 package struct SyncPullPage: Codable, Sendable, Equatable {
     package var events: [SyncEvent]
     package var nextCheckpoint: String
     package var hasMore: Bool
+    /// The server's clock as it answered (RFC 3339); absent from backends that do not send it.
+    package var serverTime: String?
 
-    package init(events: [SyncEvent], nextCheckpoint: String, hasMore: Bool) {
+    package init(events: [SyncEvent], nextCheckpoint: String, hasMore: Bool, serverTime: String? = nil) {
         self.events = events
         self.nextCheckpoint = nextCheckpoint
         self.hasMore = hasMore
+        self.serverTime = serverTime
     }
 }
 

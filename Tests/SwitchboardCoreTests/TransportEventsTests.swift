@@ -9,8 +9,8 @@ import Testing
 struct TransportEventsTests {
     /// A clock the test sets by hand.
     final class Clock: @unchecked Sendable {
-        private let time = LockedValue(Date(timeIntervalSince1970: 100))
-        var now: Date {
+        private let time = LockedValue(Duration.seconds(100))
+        var now: Duration {
             get { time.withLock { $0 } }
             set { time.withLock { $0 = newValue } }
         }
@@ -23,28 +23,28 @@ struct TransportEventsTests {
         let clock = Clock()
         events.stampingStateChanges(with: { clock.now })
         continuation.yield(.connectionStateChanged(.connecting(attempt: 2)))
-        clock.now = Date(timeIntervalSince1970: 105)
+        clock.now = .seconds(105)
         continuation.yield(.subscriptionEstablished("k"))
         continuation.yield(.connectionStateChanged(.connected))
-        clock.now = Date(timeIntervalSince1970: 200)  // read much later
+        clock.now = .seconds(200)  // read much later
         continuation.finish()
 
         var iterator = events.makeAsyncIterator()
-        var read: [(TransportEvent, Date?)] = []
+        var read: [(TransportEvent, Duration?)] = []
         while let stamped = await iterator.nextStamped(isolation: nil) { read.append(stamped) }
         #expect(read.map(\.0) == [
             .connectionStateChanged(.connecting(attempt: 1)), .connectionStateChanged(.connecting(attempt: 2)),
             .subscriptionEstablished("k"), .connectionStateChanged(.connected),
         ])
         #expect(read.map(\.1) == [
-            nil, Date(timeIntervalSince1970: 100), nil, Date(timeIntervalSince1970: 105),
+            nil, .seconds(100), nil, .seconds(105),
         ])
     }
 
     @Test("the public iterator hands out the events alone, in order")
     func plainIteration() async {
         let (events, continuation) = TransportEvents.makeStream()
-        events.stampingStateChanges(with: { Date(timeIntervalSince1970: 1) })
+        events.stampingStateChanges(with: { .seconds(1) })
         continuation.yield(.connectionStateChanged(.connected))
         continuation.yield(.error(SwitchboardError(code: .network, message: "x")))
         continuation.finish()
@@ -70,7 +70,7 @@ struct TransportEventsTests {
     func stampingKeepsNothing() async throws {
         try #require(switchboard_malloc_bytes_in_use() >= 0, "needs glibc's mallinfo2")
         let (events, continuation) = TransportEvents.makeStream()
-        events.stampingStateChanges(with: { Date(timeIntervalSince1970: 1) })
+        events.stampingStateChanges(with: { .seconds(1) })
         _ = await Self.heapGrowth(stamping: 1_000, events: events, continuation: continuation)  // warm up
         // 8,000 state changes kept 512 KiB when each read kept two 32-byte closure contexts.
         // The smallest of three rounds, as other tests allocate in this process meanwhile.

@@ -35,8 +35,8 @@ struct CatchUpControl {
         (acknowledgementWaits, acknowledgementWaitStarted) = AsyncStream<Int>.makeStream()
     }
 
-    /// The notifier starts: makes the machine, if catch-up is on; `now` is read only then.
-    mutating func start(at now: @autoclosure () -> Date) {
+    /// The notifier starts at moment `now` of its timeline: makes the machine, if catch-up is on.
+    mutating func start(at now: Duration, backendTime: BackendTimeEstimate) {
         guard let setting else { return }
         machine = CatchUpMachine(
             settings: CatchUpMachine.Settings(
@@ -44,7 +44,7 @@ struct CatchUpControl {
                 retries: setting.retries, retryDelay: setting.retryDelay,
                 rememberedDeliveryBytes: setting.rememberedDeliveryBytes, caughtUpBytes: setting.caughtUpBytes,
                 heldEnvelopeBytes: setting.heldEnvelopeBytes),
-            startedAt: now())
+            startedAt: now, backendTime: backendTime)
     }
 
     /// A catch-up was requested and waits for the subscriptions before it reads the log.
@@ -93,7 +93,7 @@ struct CatchUpControl {
     /// Whether a decoded value should reach consumers, counted, with the machine's actions.
     mutating func admit(
         _ fingerprint: () -> Fingerprint, stream: StreamID, route: DeliveryRoute,
-        now: () -> Date, readiness: () -> CatchUpMachine.Readiness
+        now: () -> Duration, readiness: () -> CatchUpMachine.Readiness
     ) -> (admitted: Bool, actions: [CatchUpMachine.Action]) {
         guard machine != nil else { return (true, []) }
         let (admitted, actions) = machine!.admit(fingerprint(), stream: stream, route: route, now: now(), readiness: readiness())
@@ -156,7 +156,7 @@ struct CatchUpControl {
     /// skipped, the failure to report, and the machine's actions (the next catch-up of a chain,
     /// or the release of the held envelopes).
     mutating func ended(
-        _ result: Result<SyncSummary, any Error>, now: () -> Date, readiness: () -> CatchUpMachine.Readiness, logger: Logger
+        _ result: Result<SyncSummary, any Error>, now: () -> Duration, readiness: () -> CatchUpMachine.Readiness, logger: Logger
     ) -> (delivered: Int, skipped: Int, failure: SwitchboardError?, actions: [CatchUpMachine.Action]) {
         guard machine != nil else { return (0, 0, nil, []) }
         var failure: SwitchboardError?

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardSync
 
 /// The vocabulary of ``CatchUpMachine``: its settings, what it is told and what it answers.
 extension CatchUpMachine {
@@ -65,8 +66,9 @@ extension CatchUpMachine {
     /// One fetch to run.
     struct Order: Equatable {
         var reason: Reason
-        /// Where to start when the store holds no checkpoint: when the notifier started.
-        var since: Date
+        /// Where to start when the store holds no checkpoint: the moment the notifier started, on
+        /// its ``BackendClock``'s timeline, which the source reads in the backend's time.
+        var sessionStart: Duration
         /// How long to let unacknowledged subscriptions settle before reading the log.
         var settle: Duration?
     }

@@ -1,11 +1,16 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardSync
 
 /// Catch-up as a plain state machine: what to hold back, when to fetch, what a fetched or live
 /// value is a copy of, and what to release. It performs no I/O and reads no clock: the notifier
 /// feeds it facts (connections opening and closing, acknowledgements, live envelopes, decoded
 /// values, fetch results, deadlines), with the time they happened, and carries out the
 /// ``Action``s it returns.
+///
+/// Its moments are `Duration`s on the notifier's monotonic timeline (its ``BackendClock``), never
+/// this device's wall clock: the log's times are the backend's, and are compared with the
+/// timeline's moments only through ``backendTime``, what the sync answers' `serverTime` taught.
 ///
 /// While a catch-up is requested or running, live envelopes are held; the fetched events are
 /// delivered first, in publishing order, then the held ones, so each stream stays in order. A
@@ -33,7 +38,9 @@ struct CatchUpMachine {
     /// The first connection's catch-up was requested.
     private var started = false
     /// When the notifier started: the first catch-up starts there without a checkpoint.
-    private let startedAt: Date
+    private let startedAt: Duration
+    /// The backend's time at the timeline's moments, as the sync answers taught it.
+    private(set) var backendTime: BackendTimeEstimate
     private(set) var held: [Held] = []
     /// What the held envelopes cost, in bytes (``EventEnvelope/retainedBytes``).
     private(set) var heldBytes = 0
@@ -55,9 +62,15 @@ struct CatchUpMachine {
     /// The connection on which held envelopes were last dropped and a new one asked for.
     private var reconnectionAskedOn: Int?
 
-    init(settings: Settings, startedAt: Date) {
+    init(settings: Settings, startedAt: Duration, backendTime: BackendTimeEstimate) {
         self.settings = settings
         self.startedAt = startedAt
+        self.backendTime = backendTime
+    }
+
+    /// A sync answer taught more of the backend's clock.
+    mutating func learned(_ backendTime: BackendTimeEstimate) {
+        self.backendTime = backendTime
     }
 
     /// How many live deliveries are remembered since the checkpoint.
@@ -69,16 +82,16 @@ struct CatchUpMachine {
     /// subscribed on it, so no event logged earlier can arrive on it. (Not when its attempt
     /// began: an event logged while the socket was being made is missed, and counting it as
     /// carried would take a later live event with equal fields for its copy.)
-    mutating func connectionOpened(at date: Date) {
+    mutating func connectionOpened(at moment: Duration) {
         connection += 1
         // Without held events, live ones arrive on this connection and later ones only.
         if !running { windows.removeAll() }
-        windows[connection] = ConnectionWindow(opened: date)
+        windows[connection] = ConnectionWindow(opened: moment)
     }
 
-    /// The current connection was seen lost at `date` (kept if it was seen earlier).
-    mutating func connectionClosed(at date: Date) {
-        if windows[connection]?.closed == nil { windows[connection]?.closed = date }
+    /// The current connection was seen lost at `moment` (kept if it was seen earlier).
+    mutating func connectionClosed(at moment: Duration) {
+        if windows[connection]?.closed == nil { windows[connection]?.closed = moment }
     }
 
     /// Connected again: after `gap`, or for the first time (a catch-up from the start).
@@ -138,7 +151,7 @@ struct CatchUpMachine {
         // Only a catch-up that follows a (re)connection races the subscriptions being set up.
         let settles = reason.followsConnection && !readiness.acknowledgesSubscriptions
             && settings.subscriptionSettleTime > .zero
-        return [.fetch(Order(reason: reason, since: startedAt, settle: settles ? settings.subscriptionSettleTime : nil))]
+        return [.fetch(Order(reason: reason, sessionStart: startedAt, settle: settles ? settings.subscriptionSettleTime : nil))]
     }
 
     // MARK: Events
@@ -176,7 +189,7 @@ struct CatchUpMachine {
     /// the remembered deliveries are full). `now` places a value that arrived on a connection
     /// the machine never saw open.
     mutating func admit(
-        _ mark: Fingerprint, stream: StreamID, route: Route, now: Date, readiness: Readiness
+        _ mark: Fingerprint, stream: StreamID, route: Route, now: Duration, readiness: Readiness
     ) -> (admitted: Bool, actions: [Action]) {
         let arrivedOn: Int
         switch route {
@@ -202,7 +215,8 @@ struct CatchUpMachine {
                 caughtUp.take(mark) || caughtUpBefore.take(mark)
             } else {
                 legacyCopies.takeCopy(
-                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now))
+                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now),
+                    backendTime: backendTime)
             }
         if isCopy { return (false, []) }
         delivered.add(mark)
@@ -246,7 +260,7 @@ struct CatchUpMachine {
     /// The running catch-up ended (`succeeded`: it moved the checkpoint). Returns how many
     /// fetched values it delivered and skipped, and what follows: the next catch-up of a
     /// chain, or the release of the held envelopes.
-    mutating func ended(succeeded: Bool, now: Date, readiness: Readiness) -> (delivered: Int, skipped: Int, actions: [Action]) {
+    mutating func ended(succeeded: Bool, now: Duration, readiness: Readiness) -> (delivered: Int, skipped: Int, actions: [Action]) {
         let counts = (fetchedDelivered, fetchedSkipped)
         fetchedDelivered = 0
         fetchedSkipped = 0
@@ -277,16 +291,16 @@ struct CatchUpMachine {
     }
 
     /// The envelopes of a ``Action/release(_:)`` have been delivered.
-    mutating func releaseDelivered(now: Date) {
+    mutating func releaseDelivered(now: Duration) {
         forgetEarlierConnections(now: now)
     }
 
     /// From now on live events arrive on the current connection (or later ones) only: the
     /// windows of earlier ones, and the fetched events none of the remaining can carry, go.
-    private mutating func forgetEarlierConnections(now: Date) {
+    private mutating func forgetEarlierConnections(now: Duration) {
         let current = windows[connection] ?? ConnectionWindow(opened: now)
         windows = windows.filter { $0.key >= connection }
-        legacyCopies.forget(loggedBefore: current.opened)
+        legacyCopies.forget(notCarriedAfter: current.opened, backendTime: backendTime)
     }
 
     // MARK: Memory

@@ -11,6 +11,9 @@ struct CatchUpRunner: Sendable {
     let setting: BackendNotifier.CatchUp
     /// Where progress and data-sync events are published.
     let broker: EventBroker
+    /// The notifier's timeline and what is known of the backend's clock; each fetch records the
+    /// server's time in it.
+    let backendClock: BackendClock
     /// Whether the notifier is still running.
     let isRunning: @Sendable () async -> Bool
     /// Delivers a batch of fetched events, on the notifier.
@@ -65,7 +68,7 @@ struct CatchUpRunner: Sendable {
         while true {
             do {
                 let summary = try await setting.source.catchUp(
-                    since: SyncCheckpoint(publishedAfter: order.since), store: setting.store,
+                    from: .backendTime(at: order.sessionStart), store: setting.store, backendClock: backendClock,
                     progress: { progress in
                         broker.publish(CatchUpProgressEvent(
                             processed: progress.processed, total: progress.total, isFinal: progress.isFinal))

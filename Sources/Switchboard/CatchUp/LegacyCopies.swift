@@ -1,20 +1,27 @@
 import Foundation
+import SwitchboardSync
 
-/// When one connection of the notifier was open, on this machine's clock: from when the
-/// transport reported it connected (before subscribing on it) until it reported it lost (nil
-/// while open).
+/// When one connection of the notifier was open, as moments of the notifier's monotonic
+/// timeline (its ``BackendClock``): from when the transport reported it connected (before
+/// subscribing on it) until it reported it lost (nil while open). Never on this device's wall
+/// clock: the log's times are the backend's.
 struct ConnectionWindow: Equatable {
-    var opened: Date
-    var closed: Date?
+    var opened: Duration
+    var closed: Duration?
 
-    /// Whether an event the backend logged at `loggedAt` can have been sent on this connection.
-    /// The log's times have millisecond precision, so the bounds are widened to whole
-    /// milliseconds.
-    func mayCarry(loggedAt: Date) -> Bool {
+    /// Whether an event the backend logged at `loggedAt` can have been sent on this connection,
+    /// the window's moments read as the backend's times from `backendTime`. Each bound is
+    /// widened by the reading's uncertainty (half a sync round trip, plus drift), and to whole
+    /// milliseconds, the log's precision: a copy is never missed for the estimate's error.
+    func mayCarry(loggedAt: Date, backendTime: BackendTimeEstimate) -> Bool {
         let logged = (loggedAt.timeIntervalSince1970 * 1000).rounded(.down)
-        guard logged >= (opened.timeIntervalSince1970 * 1000).rounded(.down) else { return false }
+        let open = backendTime.reading(at: opened)
+        let earliest = open.time.addingTimeInterval(-open.uncertainty.seconds)
+        guard logged >= (earliest.timeIntervalSince1970 * 1000).rounded(.down) else { return false }
         guard let closed else { return true }
-        return logged <= (closed.timeIntervalSince1970 * 1000).rounded(.up)
+        let close = backendTime.reading(at: closed)
+        let latest = close.time.addingTimeInterval(close.uncertainty.seconds)
+        return logged <= (latest.timeIntervalSince1970 * 1000).rounded(.up)
     }
 }
 
@@ -52,10 +59,14 @@ struct LegacyCopies {
     /// Whether a live event is the copy of a fetched one: the first fetched event of its stream,
     /// at or after the cursor, with the same fields and logged while `window` was open. The
     /// cursor moves past it; the events it passes did not arrive live, and cannot any more.
-    mutating func takeCopy(_ key: FingerprintKey, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
+    mutating func takeCopy(
+        _ key: FingerprintKey, stream: StreamID, arrivedOn window: ConnectionWindow, backendTime: BackendTimeEstimate
+    ) -> Bool {
         guard let entry = streams[stream] else { return false }
         let candidates = entry.events[entry.next...]
-        guard let index = candidates.firstIndex(where: { $0.key == key && window.mayCarry(loggedAt: $0.loggedAt) }) else {
+        guard let index = candidates.firstIndex(where: {
+            $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime)
+        }) else {
             return false
         }
         pass(stream, upTo: index + 1)
@@ -89,13 +100,13 @@ struct LegacyCopies {
         streams[stream] = entry
     }
 
-    /// Forgets the fetched events that no connection opened at or after `date` can carry, and
-    /// those the cursors passed.
-    mutating func forget(loggedBefore date: Date) {
-        let bound = ConnectionWindow(opened: date)
+    /// Forgets the fetched events that no connection opened at or after moment `opened` can
+    /// carry, and those the cursors passed.
+    mutating func forget(notCarriedAfter opened: Duration, backendTime: BackendTimeEstimate) {
+        let bound = ConnectionWindow(opened: opened)
         bytes = 0
         for (stream, entry) in streams {
-            let kept = entry.events[entry.next...].filter { bound.mayCarry(loggedAt: $0.loggedAt) }
+            let kept = entry.events[entry.next...].filter { bound.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime) }
             streams[stream] = kept.isEmpty ? nil : (Array(kept), 0)
             bytes += kept.reduce(0) { $0 + $1.bytes }
         }

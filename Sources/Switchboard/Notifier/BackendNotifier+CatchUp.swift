@@ -22,7 +22,7 @@ extension BackendNotifier {
     /// Whether a decoded value should reach consumers, and the bookkeeping that goes with it.
     func admit(_ fingerprint: @autoclosure () -> Fingerprint, stream: StreamID, route: DeliveryRoute) -> Bool {
         let (admitted, actions) = catchUp.admit(
-            fingerprint, stream: stream, route: route, now: configuration.now, readiness: { catchUpReadiness })
+            fingerprint, stream: stream, route: route, now: backendClock.now, readiness: { catchUpReadiness })
         if !actions.isEmpty { perform(actions) }
         return admitted
     }
@@ -35,7 +35,7 @@ extension BackendNotifier {
                 report(error, streams: streams)
             case .release(let held)?:
                 for entry in held { deliver(entry.envelope, route: .released(connection: entry.connection)) }
-                catchUp.note { $0.releaseDelivered(now: configuration.now()) }
+                catchUp.note { $0.releaseDelivered(now: backendClock.now()) }
             case .reconnect?:
                 connectIfActive()
             case .announceGap?, .timeAcknowledgements?, .fetch?, .evicted?, nil:
@@ -47,6 +47,9 @@ extension BackendNotifier {
     /// Delivers one batch of missed events to the streams that take them.
     func deliverCaughtUp(_ events: [SyncEvent]) {
         guard lifecycle == .running, let identity = session.identity else { return }
+        // The answer that brought them taught the backend's clock: copies are matched on it.
+        let estimate = backendClock.estimate
+        catchUp.note { $0.learned(estimate) }
         let descriptors = Set(consumers.values.map(\.stream)).sorted().map(StreamCatalog.descriptor)
         let caughtUp = CatchUpControl.envelopes(
             events, userId: identity.userId, namespace: configuration.namespace, now: configuration.now())
@@ -64,7 +67,7 @@ extension BackendNotifier {
     /// Ends the running catch-up; returns how many fetched events it delivered and skipped.
     func catchUpEnded(_ result: Result<SyncSummary, any Error>) -> (delivered: Int, skipped: Int) {
         guard lifecycle == .running else { return catchUp.fetchedCounts }
-        let ended = catchUp.ended(result, now: configuration.now, readiness: { catchUpReadiness }, logger: logger)
+        let ended = catchUp.ended(result, now: backendClock.now, readiness: { catchUpReadiness }, logger: logger)
         if let failure = ended.failure { report(failure) }
         perform(ended.actions)
         return (ended.delivered, ended.skipped)

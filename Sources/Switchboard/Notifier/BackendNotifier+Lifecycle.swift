@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import SwitchboardCore
+import SwitchboardSync
 
 extension BackendNotifier {
     /// Follows the session: connect on sign-in, move on a change of user or organization,
@@ -77,9 +78,10 @@ extension BackendNotifier {
         subscriptions.send(commands, to: transport, logger: logger) { report($0, streams: $1) }
     }
 
-    /// Handles what the current transport reported; `seenAt` is when it was reported, which
-    /// bounds when connections opened and closed for matching legacy live copies.
-    func handle(_ event: TransportEvent, seenAt: Date) {
+    /// Handles what the current transport reported; `seenAt` is when it was reported (a moment
+    /// of ``backendClock``'s timeline), which bounds when connections opened and closed for
+    /// matching legacy live copies.
+    func handle(_ event: TransportEvent, seenAt: Duration) {
         switch event {
         case .connectionStateChanged(let state):
             let previous = connectionState
@@ -119,7 +121,7 @@ extension BackendNotifier {
     /// current state is not reported again.
     func setConnectionState(_ state: ConnectionState, transport kind: TransportKind) {
         guard state != connectionState else { return }
-        if connectionState == .connected { catchUp.note { $0.connectionClosed(at: configuration.now()) } }
+        if connectionState == .connected { catchUp.note { $0.connectionClosed(at: backendClock.now()) } }
         connectionState = state
         logger.debug("connection state", metadata: ["switchboard.state": "\(state)"])
         observers.yield(state)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import SwitchboardCore
+import SwitchboardSync
 
 /// The one object apps talk to: typed streams of backend events over whichever transport the
 /// configuration selects.
@@ -73,6 +74,9 @@ public actor BackendNotifier {
     var observers = ObserverBook()
     /// Catch-up's machine (when ``Configuration/catchUp`` is set) and its queues to the runner.
     var catchUp: CatchUpControl
+    /// The notifier's monotonic timeline, on which connections open and close and the session
+    /// starts, and what the sync answers taught of the backend's clock (contract §6, "Clocks").
+    let backendClock: BackendClock
 
     /// Creates a notifier over one transport.
     /// - Parameters:
@@ -107,6 +111,7 @@ public actor BackendNotifier {
         self.logger = logger
         self.metrics = NotifierMetrics(factory: metricsFactory ?? MetricsSystem.factory, transport: transport.kind)
         self.catchUp = CatchUpControl(setting: configuration.catchUp, metricsFactory: metricsFactory ?? MetricsSystem.factory)
+        self.backendClock = BackendClock(deviceNow: configuration.now)
         (inputs, inputContinuation) = HandOff<Input>.makeStream()
         (slots, slotContinuation) = AsyncStream<TransportSlot>.makeStream()
     }
@@ -196,11 +201,11 @@ public actor BackendNotifier {
         let sessions = sessionSource.updates()
         let inputs = inputContinuation
         let (orders, acknowledgementWaits) = (catchUp.orders, catchUp.acknowledgementWaits)
-        catchUp.start(at: configuration.now())
+        catchUp.start(at: backendClock.now(), backendTime: backendClock.estimate)
         await withDiscardingTaskGroup { group in
             if let setting = catchUp.setting {
                 let runner = CatchUpRunner(
-                    setting: setting, broker: broker, isRunning: { await self.lifecycle == .running },
+                    setting: setting, broker: broker, backendClock: backendClock, isRunning: { await self.lifecycle == .running },
                     deliver: { await self.deliverCaughtUp($0) }, failed: { await self.catchUpFailed($0, attempt: $1) },
                     ended: { await self.catchUpEnded($0) })
                 group.addTask { await runner.run(orders) }
@@ -248,7 +253,8 @@ public actor BackendNotifier {
     /// streams. Reports the end through `inputs` once the last event was handled.
     func drive(_ slot: TransportSlot) async {
         let transport = slot.transport
-        transport.events.stampingStateChanges(with: configuration.now)
+        let backendClock = backendClock
+        transport.events.stampingStateChanges(with: { backendClock.now() })
         let error = await withTaskGroup(of: (any Error)?.self, returning: (any Error)?.self) { group in
             group.addTask {
                 // `run()` returns after a shutdown or when cancelled; shutting down (again) makes
@@ -269,7 +275,7 @@ public actor BackendNotifier {
                     dropStale(event)
                     continue
                 }
-                handle(event, seenAt: yieldedAt ?? configuration.now())
+                handle(event, seenAt: yieldedAt ?? backendClock.now())
                 // An event changes only its stream's last event time, which delivery publishes.
                 if case .received = event {} else { publishStreamStatuses() }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardSync
 import Testing
 
 @testable import Switchboard
@@ -46,11 +47,11 @@ struct CatchUpBoundsTests {
         let again = machine.hold(envelopes[0])
         #expect(again.actions == [.evicted(.heldEnvelopes, count: 3)])
         // The fetch in flight may have read the log before the dropped events were logged.
-        let first = machine.ended(succeeded: true, now: base.at(10), readiness: ready)
-        #expect(first.actions == [.fetch(.init(reason: .heldEnvelopesFull, since: base.start, settle: nil))])
+        let first = machine.ended(succeeded: true, now: base.moment(10), readiness: ready)
+        #expect(first.actions == [.fetch(.init(reason: .heldEnvelopesFull, sessionStart: .zero, settle: nil))])
         let heldMore = machine.hold(envelopes[1])
         #expect(heldMore.held && heldMore.actions.isEmpty)
-        let second = machine.ended(succeeded: true, now: base.at(12), readiness: ready)
+        let second = machine.ended(succeeded: true, now: base.moment(12), readiness: ready)
         #expect(second.actions == [.release([.init(envelope: envelopes[1], connection: 1)])])
         #expect(machine.heldBytes == 0)
     }
@@ -64,19 +65,19 @@ struct CatchUpBoundsTests {
         let dropped = machine.hold(base.envelope("b"))
         #expect(dropped.actions.contains(.reconnect))
         // The notifier reconnects: a gap, which the chain's next catch-up covers.
-        machine.connectionClosed(at: base.at(17))
-        machine.connectionOpened(at: base.at(20))
+        machine.connectionClosed(at: base.moment(17))
+        machine.connectionOpened(at: base.moment(20))
         _ = machine.connected(after: .reconnected, readiness: ready)
-        _ = machine.ended(succeeded: true, now: base.at(21), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(21), readiness: ready)
         for (org, logged) in [("a", 14), ("b", 15)] {
             let fetched = machine.admit(base.mark(org, timestamp: base.at(logged)), stream: plan,
-                                        route: .caughtUp(loggedAt: base.at(logged)), now: base.at(22), readiness: ready)
+                                        route: .caughtUp(loggedAt: base.at(logged)), now: base.moment(22), readiness: ready)
             #expect(fetched.admitted)
         }
-        _ = machine.ended(succeeded: true, now: base.at(23), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(23), readiness: ready)
         // "a" and "b" published again, live on the new connection: new events.
         for org in ["a", "b"] {
-            let live = machine.admit(base.mark(org, timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
+            let live = machine.admit(base.mark(org, timestamp: nil), stream: plan, route: .live, now: base.moment(30), readiness: ready)
             #expect(live.admitted)
         }
     }
@@ -84,24 +85,24 @@ struct CatchUpBoundsTests {
     @Test("remembered deliveries reaching their bytes start a catch-up that moves the checkpoint; its success forgets them")
     func rememberedBound() {
         var (machine, _) = base.started(settings(remembered: 250))
-        _ = machine.ended(succeeded: true, now: base.at(1), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(1), readiness: ready)
         for (index, org) in ["a", "b"].enumerated() {
             let (admitted, actions) = machine.admit(
-                base.mark(org, timestamp: base.at(2 + index), bytes: 100), stream: plan, route: .live, now: base.at(3), readiness: ready)
+                base.mark(org, timestamp: base.at(2 + index), bytes: 100), stream: plan, route: .live, now: base.moment(3), readiness: ready)
             #expect(admitted && actions.isEmpty)
         }
-        let third = machine.admit(base.mark("c", timestamp: base.at(4), bytes: 100), stream: plan, route: .live, now: base.at(5), readiness: ready)
+        let third = machine.admit(base.mark("c", timestamp: base.at(4), bytes: 100), stream: plan, route: .live, now: base.moment(5), readiness: ready)
         #expect(third.admitted)
-        #expect(third.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, since: base.start, settle: nil))])
+        #expect(third.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil))])
         #expect(machine.rememberedDeliveries == 3, "nothing forgotten: the catch-up will move the checkpoint")
-        _ = machine.ended(succeeded: true, now: base.at(6), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(6), readiness: ready)
         #expect(machine.rememberedDeliveries == 0)
     }
 
     @Test("when no catch-up moves the checkpoint, remembered deliveries past twice the bound are cut back to it, counted")
     func rememberedEviction() {
         var (machine, _) = base.started(settings(remembered: 250))
-        _ = machine.ended(succeeded: true, now: base.at(1), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(1), readiness: ready)
         var offline = ready
         offline.connected = false
         var evicted: [CatchUpMachine.Action] = []
@@ -109,7 +110,7 @@ struct CatchUpBoundsTests {
         for index in 0..<6 {
             let (admitted, actions) = machine.admit(
                 base.mark("\(index)", timestamp: base.at(10 + index), bytes: 100), stream: plan, route: .released(connection: 1),
-                now: base.at(20), readiness: offline)
+                now: base.moment(20), readiness: offline)
             #expect(admitted)
             evicted += actions.filter { if case .evicted = $0 { true } else { false } }
         }
@@ -124,17 +125,17 @@ struct CatchUpBoundsTests {
         for (index, org) in ["a", "b", "c"].enumerated() {
             let (admitted, actions) = machine.admit(
                 base.mark(org, timestamp: base.at(20 + index), bytes: 100), stream: plan,
-                route: .caughtUp(loggedAt: base.at(20 + index)), now: base.at(28), readiness: ready)
+                route: .caughtUp(loggedAt: base.at(20 + index)), now: base.moment(28), readiness: ready)
             #expect(admitted)
             evictions += actions
         }
         // Each way of recognising copies forgets one (the ordered, legacy one its oldest, "a"):
         // one event counted.
         #expect(evictions == [.evicted(.caughtUpFingerprints, count: 1)])
-        _ = machine.ended(succeeded: true, now: base.at(29), readiness: ready)
-        let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.at(30), readiness: ready)
+        _ = machine.ended(succeeded: true, now: base.moment(29), readiness: ready)
+        let copyOfA = machine.admit(base.mark("a", timestamp: nil), stream: plan, route: .live, now: base.moment(30), readiness: ready)
         #expect(copyOfA.admitted, "forgotten: taken for a new event")
-        let copyOfB = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .live, now: base.at(31), readiness: ready)
+        let copyOfB = machine.admit(base.mark("b", timestamp: nil), stream: plan, route: .live, now: base.moment(31), readiness: ready)
         #expect(!copyOfB.admitted, "still known: recognised as the copy")
     }
 }

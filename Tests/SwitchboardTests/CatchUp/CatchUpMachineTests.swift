@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardSync
 import Testing
 
 @testable import Switchboard
@@ -12,7 +13,16 @@ struct CatchUpMachineTests {
         rememberedDeliveries: 3, subscriptionSettleTime: .milliseconds(500), retries: 2, retryDelay: .seconds(1))
     let ready = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
 
+    /// The backend's time `milliseconds` after the start.
     func at(_ milliseconds: Int) -> Date { start.addingTimeInterval(Double(milliseconds) / 1000) }
+    /// The moment of the notifier's timeline `milliseconds` after the start.
+    func moment(_ milliseconds: Int) -> Duration { .milliseconds(milliseconds) }
+    /// The backend's clock read at moment zero as ``start``: what a sync answer taught.
+    var backendTime: BackendTimeEstimate {
+        var estimate = BackendTimeEstimate(deviceTime: start, at: .zero)
+        estimate.record(serverTime: start, sent: .zero, received: .zero)
+        return estimate
+    }
 
     func envelope(_ text: String) -> EventEnvelope {
         EventEnvelope(subscription: "k", payload: Data(#"{"eventType":"organization/planChanged","orgId":"\#(text)"}"#.utf8),
@@ -26,12 +36,12 @@ struct CatchUpMachineTests {
 
     /// A machine connected once, its first catch-up ordered.
     func started(_ settings: CatchUpMachine.Settings? = nil) -> (CatchUpMachine, CatchUpMachine.Order) {
-        var machine = CatchUpMachine(settings: settings ?? self.settings, startedAt: start)
-        machine.connectionOpened(at: at(10))
+        var machine = CatchUpMachine(settings: settings ?? self.settings, startedAt: .zero, backendTime: backendTime)
+        machine.connectionOpened(at: moment(10))
         let actions = machine.connected(after: nil, readiness: ready)
         guard case .fetch(let order)? = actions.first else {
             Issue.record("no fetch: \(actions)")
-            return (machine, CatchUpMachine.Order(reason: .start, since: start, settle: nil))
+            return (machine, CatchUpMachine.Order(reason: .start, sessionStart: .zero, settle: nil))
         }
         return (machine, order)
     }
@@ -39,10 +49,10 @@ struct CatchUpMachineTests {
     @Test("the first connection orders a fetch from the start; live envelopes are held until it ends, then released in order")
     func firstCatchUp() {
         var (machine, order) = started()
-        #expect(order == CatchUpMachine.Order(reason: .start, since: start, settle: nil))
+        #expect(order == CatchUpMachine.Order(reason: .start, sessionStart: .zero, settle: nil))
         let heldA = machine.holdQuietly(envelope("a")), heldB = machine.holdQuietly(envelope("b"))
         #expect(heldA && heldB)
-        let (delivered, skipped, actions) = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        let (delivered, skipped, actions) = machine.ended(succeeded: true, now: moment(20), readiness: ready)
         #expect(delivered == 0 && skipped == 0)
         #expect(actions == [.release([.init(envelope: envelope("a"), connection: 1), .init(envelope: envelope("b"), connection: 1)])])
         let held = machine.holdQuietly(envelope("c"))
@@ -58,29 +68,29 @@ struct CatchUpMachineTests {
         let held = machine.holdQuietly(envelope("a"))
         #expect(held)
         // The connection drops and comes back before the catch-up ends.
-        machine.connectionClosed(at: at(100))
-        machine.connectionOpened(at: at(210))
+        machine.connectionClosed(at: moment(100))
+        machine.connectionOpened(at: moment(210))
         // The catch-up fetched "a" (logged while connection 1 was open) and delivered it.
         let fetched = machine.admit(
-            mark("a", timestamp: at(50)), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(50)), now: at(220), readiness: ready)
+            mark("a", timestamp: at(50)), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(50)), now: moment(220), readiness: ready)
         #expect(fetched.admitted)
-        let ended = machine.ended(succeeded: true, now: at(230), readiness: ready)
+        let ended = machine.ended(succeeded: true, now: moment(230), readiness: ready)
         #expect(ended.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
         // The held live copy, released on the connection it arrived on, is not delivered again.
         let copy = machine.admit(
-            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .released(connection: 1), now: at(231), readiness: ready)
+            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .released(connection: 1), now: moment(231), readiness: ready)
         #expect(!copy.admitted, "the released legacy copy of a fetched event is delivered twice")
-        machine.releaseDelivered(now: at(232))
+        machine.releaseDelivered(now: moment(232))
         // Afterwards, an equal value arriving live is a new event.
         let later = machine.admit(
-            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(240), readiness: ready)
+            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(240), readiness: ready)
         #expect(later.admitted)
     }
 
     @Test("waits for acknowledgements: no fetch until settled, a deadline of its own wait starts it anyway")
     func acknowledgements() {
-        var machine = CatchUpMachine(settings: settings, startedAt: start)
-        machine.connectionOpened(at: at(0))
+        var machine = CatchUpMachine(settings: settings, startedAt: .zero, backendTime: backendTime)
+        machine.connectionOpened(at: moment(0))
         var unsettled = ready
         unsettled.settled = false
         let actions = machine.connected(after: .reconnected, readiness: unsettled)
@@ -91,51 +101,51 @@ struct CatchUpMachineTests {
         let otherWait = machine.acknowledgementDeadlinePassed(2, readiness: unsettled)
         #expect(otherWait.isEmpty, "another wait's deadline")
         let overdue = machine.acknowledgementDeadlinePassed(1, readiness: unsettled)
-        #expect(overdue == [.acknowledgementsOverdue, .fetch(.init(reason: .gap(.reconnected), since: start, settle: nil))])
+        #expect(overdue == [.acknowledgementsOverdue, .fetch(.init(reason: .gap(.reconnected), sessionStart: .zero, settle: nil))])
         let late = machine.acknowledgementDeadlinePassed(1, readiness: unsettled)
         #expect(late.isEmpty, "started already")
     }
 
     @Test("a transport without acknowledgements lets subscriptions settle; a catch-up for full memory does not wait")
     func settleTime() {
-        var machine = CatchUpMachine(settings: settings, startedAt: start)
-        machine.connectionOpened(at: at(0))
+        var machine = CatchUpMachine(settings: settings, startedAt: .zero, backendTime: backendTime)
+        machine.connectionOpened(at: moment(0))
         var legacy = ready
         legacy.acknowledgesSubscriptions = false
         let first = machine.connected(after: nil, readiness: legacy)
         // Started at once: no acknowledgements to time.
-        #expect(first == [.fetch(.init(reason: .start, since: start, settle: .milliseconds(500)))])
-        _ = machine.ended(succeeded: true, now: at(1), readiness: legacy)
+        #expect(first == [.fetch(.init(reason: .start, sessionStart: .zero, settle: .milliseconds(500)))])
+        _ = machine.ended(succeeded: true, now: moment(1), readiness: legacy)
         for org in ["a", "b"] {
             let (admitted, actions) = machine.admit(
-                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(2), readiness: legacy)
+                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(2), readiness: legacy)
             #expect(admitted && actions.isEmpty)
         }
         let (admitted, actions) = machine.admit(
-            mark("c", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: at(2), readiness: legacy)
+            mark("c", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(2), readiness: legacy)
         #expect(admitted)
-        #expect(actions.first == .fetch(.init(reason: .rememberedDeliveriesFull, since: start, settle: nil)))
+        #expect(actions.first == .fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil)))
     }
 
     @Test("a fetched value already delivered live is skipped; a live copy of a fetched one is recognised by its timestamp")
     func duplicates() {
         var (machine, _) = started()
-        _ = machine.ended(succeeded: true, now: at(20), readiness: ready)
+        _ = machine.ended(succeeded: true, now: moment(20), readiness: ready)
         let live = mark("a", timestamp: at(30))
-        let first = machine.admit(live, stream: StreamCatalog.plan, route: .live, now: at(31), readiness: ready)
+        let first = machine.admit(live, stream: StreamCatalog.plan, route: .live, now: moment(31), readiness: ready)
         #expect(first.admitted)
         _ = machine.connected(after: .reconnected, readiness: ready)
-        let fetchedAgain = machine.admit(live, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(30)), now: at(40), readiness: ready)
+        let fetchedAgain = machine.admit(live, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(30)), now: moment(40), readiness: ready)
         #expect(!fetchedAgain.admitted)
         let missed = mark("b", timestamp: at(35))
-        let fetched = machine.admit(missed, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(35)), now: at(40), readiness: ready)
+        let fetched = machine.admit(missed, stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(35)), now: moment(40), readiness: ready)
         #expect(fetched.admitted)
         #expect(machine.fetchedDelivered == 1 && machine.fetchedSkipped == 1)
-        let (delivered, skipped, _) = machine.ended(succeeded: true, now: at(41), readiness: ready)
+        let (delivered, skipped, _) = machine.ended(succeeded: true, now: moment(41), readiness: ready)
         #expect(delivered == 1 && skipped == 1)
-        let copy = machine.admit(missed, stream: StreamCatalog.plan, route: .live, now: at(42), readiness: ready)
+        let copy = machine.admit(missed, stream: StreamCatalog.plan, route: .live, now: moment(42), readiness: ready)
         #expect(!copy.admitted, "its live copy, late")
-        let later = machine.admit(mark("b", timestamp: at(50)), stream: StreamCatalog.plan, route: .live, now: at(51), readiness: ready)
+        let later = machine.admit(mark("b", timestamp: at(50)), stream: StreamCatalog.plan, route: .live, now: moment(51), readiness: ready)
         #expect(later.admitted, "equal fields, another time: a new event")
     }
 
@@ -146,10 +156,10 @@ struct CatchUpMachineTests {
         #expect(held)
         let gap = machine.connected(after: .reconnected, readiness: ready)
         #expect(gap == [.announceGap(.reconnected)])
-        let first = machine.ended(succeeded: true, now: at(20), readiness: ready)
-        #expect(first.actions == [.fetch(.init(reason: .gap(.reconnected), since: start, settle: nil))])
+        let first = machine.ended(succeeded: true, now: moment(20), readiness: ready)
+        #expect(first.actions == [.fetch(.init(reason: .gap(.reconnected), sessionStart: .zero, settle: nil))])
         #expect(machine.held.count == 1)
-        let second = machine.ended(succeeded: false, now: at(30), readiness: ready)
+        let second = machine.ended(succeeded: false, now: moment(30), readiness: ready)
         #expect(second.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
     }
 
@@ -170,7 +180,7 @@ struct CatchUpMachineTests {
         #expect(machine.held.isEmpty)
         let held = machine.holdQuietly(envelope("b"))
         #expect(held, "the catch-up in flight still holds")
-        let ended = machine.ended(succeeded: true, now: at(5), readiness: ready)
+        let ended = machine.ended(succeeded: true, now: moment(5), readiness: ready)
         #expect(ended.actions == [.release([.init(envelope: envelope("b"), connection: 1)])])
     }
 
@@ -179,13 +189,13 @@ struct CatchUpMachineTests {
         var (machine, _) = started()
         let running = machine.trimForMemory(signedIn: true, readiness: ready)
         #expect(running.actions.isEmpty, "a catch-up runs")
-        _ = machine.ended(succeeded: true, now: at(20), readiness: ready)
-        _ = machine.admit(mark("a", timestamp: at(21)), stream: StreamCatalog.plan, route: .live, now: at(22), readiness: ready)
+        _ = machine.ended(succeeded: true, now: moment(20), readiness: ready)
+        _ = machine.admit(mark("a", timestamp: at(21)), stream: StreamCatalog.plan, route: .live, now: moment(22), readiness: ready)
         let signedOut = machine.trimForMemory(signedIn: false, readiness: ready)
         #expect(signedOut.rememberedDeliveries == 0)
         let trim = machine.trimForMemory(signedIn: true, readiness: ready)
         #expect(trim.rememberedDeliveries == 1)
-        #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, since: start, settle: nil))])
+        #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil))])
     }
 }
 

@@ -36,16 +36,32 @@ final class ScriptedEventLog: CatchUpSource {
     func waitUntilHeld() async { await state.wait { $0.waiting > 0 } }
     func failNext(_ error: SwitchboardError) { state.update { $0.failNext = error } }
 
+    /// How far the log's server clock runs ahead of this machine's; it answers every catch-up
+    /// with its time, as `serverTime`, unless `sendsServerTime` is off.
+    let serverClockOffset: TimeInterval
+    let sendsServerTime: Bool
+
+    init(serverClockOffset: TimeInterval = 0, sendsServerTime: Bool = true) {
+        self.serverClockOffset = serverClockOffset
+        self.sendsServerTime = sendsServerTime
+    }
+
+    /// The server's clock now.
+    var serverNow: Date { Date().addingTimeInterval(serverClockOffset) }
+
     func catchUp(
-        since: SyncCheckpoint?, store: any CheckpointStore, progress: @escaping @Sendable (SyncProgress) -> Void,
+        from start: SyncStart?, store: any CheckpointStore, backendClock: BackendClock,
+        progress: @escaping @Sendable (SyncProgress) -> Void,
         deliver: @escaping @Sendable ([SyncEvent]) async throws -> Void
     ) async throws -> SyncSummary {
+        let sent = backendClock.now()
         // What the log holds when the catch-up asks (a real server counts its total then).
         let events = state.update { state -> [SyncEvent] in
             state.calls += 1
             state.waiting += 1
             return state.events
         }
+        if sendsServerTime { backendClock.record(serverTime: serverNow, sent: sent, received: backendClock.now()) }
         await state.wait { !$0.gateClosed }
         let failure = state.update { state -> SwitchboardError? in
             state.waiting -= 1
@@ -57,7 +73,12 @@ final class ScriptedEventLog: CatchUpSource {
         if let saved = try await store.load(), let number = Int(saved.rawValue.dropFirst(4)) {
             position = number
         } else {
-            let after = since.flatMap { ISO8601DateFormatter().date(from: $0.rawValue) } ?? .distantPast
+            let after: Date =
+                switch start {
+                case .checkpoint(let checkpoint)?: ISO8601Timestamp.date(from: checkpoint.rawValue) ?? .distantPast
+                case .backendTime(let moment)?: backendClock.reading(at: moment).time
+                case nil: .distantPast
+                }
             position = events.firstIndex { $0.publishedAt > after } ?? events.count
         }
         let start = position

@@ -75,14 +75,15 @@ struct CatchUpControlTests {
     @Test("off: nothing is held, every value is admitted, nothing is counted or ordered")
     func off() {
         var control = CatchUpControl(setting: nil, metricsFactory: TestMetrics())
-        control.start(at: { Issue.record("the time was read with catch-up off"); return Date(timeIntervalSince1970: 0) }())
+        control.start(at: .zero, backendTime: BackendTimeEstimate(deviceTime: Date(timeIntervalSince1970: 0), at: .zero))
+        #expect(control.machine == nil)
         let envelope = EventEnvelope(subscription: "s", payload: Data("{}".utf8), receivedAt: Date(timeIntervalSince1970: 0), transport: .appsync)
         let held = control.hold(envelope, logger: Logger(label: "test"), reconnect: { Issue.record("reconnect with catch-up off") })
         #expect(!held)
         let readiness = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
         let (admitted, actions) = control.admit(
             { Issue.record("fingerprinted with catch-up off"); return Fingerprint(key: FingerprintKey(stream: "role", fields: AnyHashable(1)), timestamp: nil) },
-            stream: "role", route: .live, now: { Date(timeIntervalSince1970: 0) }, readiness: { readiness })
+            stream: "role", route: .live, now: { .zero }, readiness: { readiness })
         #expect(admitted)
         #expect(actions.isEmpty)
         #expect(!control.isWaiting)
