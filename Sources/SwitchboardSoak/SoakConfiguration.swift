@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Switchboard
 import SwitchboardGraphQL
@@ -75,6 +76,19 @@ package struct SoakConfiguration: Sendable {
     package var logger = Logger(label: "switchboard.soak", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Called at every memory sample with a one-line status.
     package var progress: (@Sendable (String) -> Void)?
+    /// How far the client's wall clock (the notifier's `now`) runs ahead of this machine's
+    /// (negative: behind). The emulator keeps this machine's clock unless
+    /// ``backendClockOffset`` moves it.
+    package var clockOffset: Duration = .zero
+    /// A jump of the client's wall clock during the run, or nil.
+    package var clockJump: SoakClockJump?
+    /// How far the emulator's wall clock runs ahead of this machine's, for an emulator the soak
+    /// starts (in process or a child); one already running keeps its own.
+    package var backendClockOffset: Duration = .zero
+
+    /// The client's wall clock: this machine's, moved by ``clockOffset`` and, from its moment on,
+    /// by ``clockJump``.
+    package func clientClock() -> SoakWallClock { SoakWallClock(offset: clockOffset, jump: clockJump) }
 
     package init(duration: Duration, rate: Int, transport: SoakTransport, seed: UInt64) {
         self.duration = duration
@@ -92,4 +106,47 @@ package struct SoakConfiguration: Sendable {
     var rememberedDeliveries: Int { max(1_000, rate * 5) }
     /// The `connectionTimeoutMs` the emulator advertises: three keep-alive intervals.
     var connectionTimeoutMs: Int { Int(keepAliveInterval.seconds * 3000) }
+}
+
+/// A jump of the client's wall clock: by ``by`` (forward or back), ``at`` after the run began.
+package struct SoakClockJump: Sendable, Equatable, CustomStringConvertible {
+    package var by: Duration
+    package var at: Duration
+
+    package init(by: Duration, at: Duration) {
+        self.by = by
+        self.at = at
+    }
+
+    package var description: String { "\(SoakClockJump.signed(by)) at \(at.shortDescription)" }
+
+    static func signed(_ duration: Duration) -> String {
+        duration < .zero ? "-\((.zero - duration).shortDescription)" : "+\(duration.shortDescription)"
+    }
+}
+
+/// The client's wall clock in a soak: this machine's, moved by an offset and, after a moment,
+/// by a jump. The notifier reads it as its `now`; nothing it decides may depend on it.
+package struct SoakWallClock: Sendable {
+    let offset: Duration
+    let jump: SoakClockJump?
+    private let started = ContinuousClock.now
+
+    init(offset: Duration, jump: SoakClockJump?) {
+        self.offset = offset
+        self.jump = jump
+    }
+
+    /// The client's time of day now.
+    package func now() -> Date {
+        var shift = offset
+        if let jump, ContinuousClock.now - started >= jump.at { shift += jump.by }
+        return Date().addingTimeInterval(shift.seconds)
+    }
+
+    /// How the report names it: nil for this machine's own clock.
+    package var summary: String? {
+        guard offset != .zero || jump != nil else { return nil }
+        return "client clock \(SoakClockJump.signed(offset))" + (jump.map { ", jumping \($0)" } ?? "")
+    }
 }

@@ -8,6 +8,9 @@ package struct SoakReport: Sendable {
     package var duration: Duration
     package var rate: Int
     package var catchUp: Bool
+    /// The clocks moved from this machine's (``SoakConfiguration/clockOffset`` and the rest),
+    /// as the header names them; empty when none was.
+    package var clocks: [String] = []
     /// Per stream, in ``SoakStream`` order.
     package var tallies: [SoakLedger.Tally] = []
     /// Connections re-established after the first.
@@ -71,7 +74,8 @@ package struct SoakReport: Sendable {
     /// (at most `memoryRows` rows), then the verdict.
     package func lines(memoryRows: Int = 13) -> [String] {
         var lines = [
-            "soak: transport \(transport), seed \(seed), \(Int(duration.seconds)) s at \(rate) events/s, catch-up \(catchUp ? "on" : "off")",
+            "soak: transport \(transport), seed \(seed), \(Int(duration.seconds)) s at \(rate) events/s, catch-up \(catchUp ? "on" : "off")"
+                + clocks.map { ", \($0)" }.joined(),
             "",
             Self.row("stream", "published", "delivered", "missing", "duplicated", "reordered"),
         ]

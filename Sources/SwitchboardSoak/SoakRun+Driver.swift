@@ -261,6 +261,10 @@ extension SoakRun {
             var report = SoakReport(
                 transport: configuration.transport, seed: configuration.seed, duration: configuration.duration,
                 rate: configuration.rate, catchUp: configuration.catchUp)
+            report.clocks = [
+                configuration.clientClock().summary,
+                configuration.backendClockOffset == .zero ? nil : "emulator clock \(SoakClockJump.signed(configuration.backendClockOffset))",
+            ].compactMap { $0 }
             report.tallies = SoakStream.allCases.map { snapshot.ledger.tally($0.rawValue) }
             report.reconnects = max(0, snapshot.connections - 1)
             report.faults = snapshot.faults

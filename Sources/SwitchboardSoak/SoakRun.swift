@@ -33,7 +33,8 @@ package enum SoakRun {
             let metrics = SoakMetrics()
             let notifier = BackendNotifier(
                 transport: makeTransport(configuration, endpoints: endpoints, connector: connector), session: session,
-                configuration: .init(namespace: workload.namespace, catchUp: catchUp), logger: configuration.logger,
+                configuration: .init(namespace: workload.namespace, catchUp: catchUp, now: configuration.clientClock().now),
+                logger: configuration.logger,
                 metricsFactory: metrics)
             let state = LockedValue(SoakState(ledger: SoakLedger(identities: identities)))
             var report = try await Driver(
@@ -61,6 +62,7 @@ package enum SoakRun {
                 connectionTimeoutMs: configuration.connectionTimeoutMs, logger: configuration.logger)
             emulatorConfiguration.eventLogCapacity = configuration.eventLogCapacity
             emulatorConfiguration.graphQLConnectionInitTimeout = configuration.graphQLConnectionInitTimeout
+            emulatorConfiguration.clockOffset = configuration.backendClockOffset
             return try await withRunningEmulator(configuration: emulatorConfiguration) { emulator, endpoints in
                 try await body(
                     InProcessSoakServer(emulator: emulator, endpoints: endpoints),
@@ -87,6 +89,7 @@ package enum SoakRun {
             "--connection-timeout-ms", "\(configuration.connectionTimeoutMs)",
             "--event-log-capacity", "\(configuration.eventLogCapacity)",
             "--connection-init-timeout", "\(configuration.graphQLConnectionInitTimeout.seconds)",
+            "--clock-offset", "\(configuration.backendClockOffset.seconds)",
         ]
     }
 

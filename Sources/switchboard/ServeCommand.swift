@@ -66,6 +66,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("connection-init-timeout"), help: "Seconds a graphql-transport-ws client has for connection_init (default 3).")
     var connectionInitTimeout: Double?
 
+    @Option(name: .customLong("clock-offset"), help: "Seconds the emulator's wall clock runs ahead of this machine's (negative: behind): publishedAt, checkpoints and serverTime move with it. Default 0.")
+    var clockOffset: Double = 0
+
+    @Flag(name: .customLong("no-server-time"), help: "Leave serverTime out of the sync answers, as a backend that predates it.")
+    var noServerTime = false
+
     @Flag(name: .customLong("exit-when-stdin-closes"), help: "Stop when standard input closes (a parent that runs the emulator, such as `switchboard soak`, dies with it).")
     var exitWhenStdinCloses = false
 
@@ -87,6 +93,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let eventLogCapacity, eventLogCapacity < 1 { throw ValidationError("--event-log-capacity must be at least 1") }
         if let connectionInitTimeout, !(connectionInitTimeout > 0) { throw ValidationError("--connection-init-timeout must be positive") }
         if certOut != nil && !tls { throw ValidationError("--cert-out needs --tls") }
+        guard clockOffset.isFinite, abs(clockOffset) <= 10 * 365 * 86_400 else {
+            throw ValidationError("--clock-offset is seconds, at most ten years either way")
+        }
         if apiKeys.isEmpty && jwtSecret == nil {
             throw ValidationError("give at least one --api-key or a --jwt-secret, so clients can authorize")
         }
@@ -102,6 +111,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger: Logger(label: "switchboard.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
         configuration.tls = tls
         if let eventLogCapacity { configuration.eventLogCapacity = eventLogCapacity }
+        configuration.clockOffset = .milliseconds(Int64((clockOffset * 1000).rounded()))
+        configuration.sendsServerTime = !noServerTime
         if let connectionInitTimeout { configuration.graphQLConnectionInitTimeout = .milliseconds(Int64(connectionInitTimeout * 1000)) }
         let emulator = SwitchboardEmulator(configuration: configuration)
         let certOut = certOut

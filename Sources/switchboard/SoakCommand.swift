@@ -75,6 +75,15 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(name: .customLong("keep-free-pages"), help: "Read memory without asking malloc to give its free pages back first.")
     var keepFreePages = false
 
+    @Option(name: .customLong("clock-offset"), help: "Run the client's wall clock this far from this machine's: +5s, -300s, 500ms, -24h (the emulator's stays).")
+    var clockOffset: String?
+
+    @Option(name: .customLong("clock-jump"), help: "Jump the client's wall clock during the run: <by>@<at>, such as -5m@30s (back five minutes, 30 s in) or +1h@2m.")
+    var clockJump: String?
+
+    @Option(name: .customLong("emulator-clock-offset"), help: "Run the emulator's wall clock this far from this machine's (an emulator the soak starts): a client behind the backend.")
+    var emulatorClockOffset: String?
+
     @Flag(help: "Print only the report, not the progress lines.")
     var quiet = false
 
@@ -89,6 +98,7 @@ struct SoakCommand: AsyncParsableCommand {
             throw ValidationError("--emulator-url must be http://127.0.0.1:<port>, as `switchboard serve` prints it")
         }
         guard maxMemorySlope > 0 else { throw ValidationError("--max-memory-slope must be positive") }
+        _ = try clocks()
         do {
             _ = try SoakTransport(parsing: transport)
             _ = try ChaosPlan.kinds(parsing: faults)
@@ -110,12 +120,39 @@ struct SoakCommand: AsyncParsableCommand {
         configuration.memoryTrend?.maximumSlope = maxMemorySlope
         configuration.releaseFreePagesBeforeSampling = !keepFreePages
         configuration.emulator = try emulatorPlacement()
+        (configuration.clockOffset, configuration.clockJump, configuration.backendClockOffset) = try clocks()
         if !quiet { configuration.progress = { console.err("soak: \($0)") } }
         console.err(
             "soak: \(configuration.transport), seed \(configuration.seed), \(duration) at \(rate) events/s, faults \(faults), emulator \(emulatorURL ?? emulator)")
         let report = try await SoakRun.run(configuration)
         for line in report.lines() { console.out(line) }
         guard report.passed else { throw ExitCode(1) }
+    }
+
+    /// The clock options: the client's offset, its jump, the emulator's offset.
+    func clocks() throws -> (Duration, SoakClockJump?, Duration) {
+        func signed(_ text: String, _ option: String) throws -> Duration {
+            let negative = text.hasPrefix("-")
+            let magnitude = negative || text.hasPrefix("+") ? String(text.dropFirst()) : text
+            guard let duration = try? Self.parseDuration(magnitude) else {
+                throw ValidationError("\(option) takes a signed duration such as +5s, -300s, 500ms or -24h, not '\(text)'")
+            }
+            return negative ? .zero - duration : duration
+        }
+        let offset = try clockOffset.map { try signed($0, "--clock-offset") } ?? .zero
+        let emulatorOffset = try emulatorClockOffset.map { try signed($0, "--emulator-clock-offset") } ?? .zero
+        var jump: SoakClockJump?
+        if let clockJump {
+            let parts = clockJump.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, let at = try? Self.parseDuration(String(parts[1])) else {
+                throw ValidationError("--clock-jump is <by>@<at>, such as -5m@30s, not '\(clockJump)'")
+            }
+            jump = SoakClockJump(by: try signed(String(parts[0]), "--clock-jump"), at: at)
+        }
+        if emulatorOffset != .zero, emulatorURL != nil {
+            throw ValidationError("--emulator-clock-offset moves an emulator the soak starts; an --emulator-url one keeps its own clock (serve it with --clock-offset)")
+        }
+        return (offset, jump, emulatorOffset)
     }
 
     /// Where the emulator runs, from --emulator and --emulator-url.

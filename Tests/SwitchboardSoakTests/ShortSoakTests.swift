@@ -40,6 +40,49 @@ struct ShortSoakTests {
     }
 }
 
+/// The same short soak with the client's wall clock off the backend's, and jumping: every
+/// transport and dialect still delivers every event once and in order (contract §6, "Clocks").
+/// Before the clocks were kept apart, half a second either way repeated thousands of legacy
+/// events and lost some.
+@Suite("Chaos soak, short, clocks apart", .serialized, .timeLimit(.minutes(3)))
+struct ShortClockSkewSoakTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var transport: SoakTransport
+        var clientOffset: Duration
+        var backendOffset: Duration = .zero
+        var jump: SoakClockJump?
+        var testDescription: String {
+            "\(transport): client \(clientOffset), emulator \(backendOffset)\(jump.map { ", jump \($0)" } ?? "")"
+        }
+    }
+
+    @Test("every event once and in order with the clocks apart", arguments: [
+        Case(transport: .graphQLWS, clientOffset: .milliseconds(500), jump: SoakClockJump(by: .seconds(-300), at: .seconds(2))),
+        Case(transport: .graphQLTransportWS, clientOffset: .milliseconds(-500)),
+        Case(transport: .appSyncGraphQL, clientOffset: .seconds(5), jump: SoakClockJump(by: .seconds(86_400), at: .seconds(2))),
+        Case(transport: .appsync, clientOffset: .zero, backendOffset: .seconds(5)),
+    ])
+    func skewed(_ skew: Case) async throws {
+        var configuration = SoakConfiguration(duration: .seconds(4), rate: 200, transport: skew.transport, seed: 43)
+        configuration.faultPause = 20...200
+        configuration.memoryTrend = nil
+        configuration.releaseFreePagesBeforeSampling = false
+        configuration.settle = .milliseconds(200)
+        configuration.sampleInterval = .milliseconds(500)
+        configuration.quiesceTimeout = .seconds(20)
+        configuration.clockOffset = skew.clientOffset
+        configuration.clockJump = skew.jump
+        configuration.backendClockOffset = skew.backendOffset
+        let report = try await SoakRun.run(configuration)
+        let text = report.lines().joined(separator: "\n")
+        #expect(report.total.missing == 0 && report.total.duplicated == 0 && report.total.unrecognised == 0, "\(text)")
+        #expect(report.total.outOfOrder == 0, "\(text)")
+        #expect(report.runFailure == nil, "\(text)")
+        #expect(report.reconnects >= 1, "\(text)")
+        #expect(report.lines().first?.contains(skew.clientOffset == .zero ? "emulator clock +5 s" : "client clock") == true, "\(text)")
+    }
+}
+
 @Suite("Soak metrics")
 struct SoakMetricsTests {
     @Test("counters are totalled by label and one dimension, and printed in the report")
