@@ -21,9 +21,13 @@ extension BackendNotifier {
         /// it replaces the connection; 800 ms by default: a round trip on a mobile network rarely takes longer,
         /// and a needless new connection costs less than a dead one kept (with catch-up, nothing is lost).
         public var connectionCheckTimeout: Duration
-        /// Where the notifier reads the time of day: when it started (the first catch-up starts
-        /// there without a checkpoint) and when connections opened and closed (to recognise live
-        /// copies of caught-up events). The system's clock by default; tests pass their own.
+        /// This device's wall clock: the `receivedAt` of caught-up envelopes, and, read once when
+        /// the notifier is made, the stand-in for the backend's clock when no sync answer carries
+        /// `serverTime` (contract §6, "Clocks"). Nothing that decides whether an event is new
+        /// compares it with the backend's times: the session's start and each connection's
+        /// window are moments of a monotonic timeline, read in the backend's time as the sync
+        /// answers teach it (<doc:CatchingUpAfterGaps>). The system's clock by default; tests
+        /// pass one set off the backend's.
         public var now: @Sendable () -> Date
 
         /// Creates a configuration.

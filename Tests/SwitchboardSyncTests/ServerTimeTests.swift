@@ -1,0 +1,228 @@
+import Foundation
+import SwitchboardCore
+@testable import SwitchboardSync
+import SwitchboardTesting
+import Testing
+
+/// Contract §6, "Clocks": the backend's time, learned from the sync answers' `serverTime` on a
+/// monotonic timeline, and a catch-up start in the backend's time corrected from a device guess.
+@Suite("The backend's clock")
+struct BackendTimeEstimateTests {
+    let base = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("a sample reads the backend's time at any moment within half its round trip, plus drift")
+    func oneSample() {
+        var estimate = BackendTimeEstimate(deviceTime: base.addingTimeInterval(-86_400), at: .zero)
+        #expect(!estimate.reading(at: .seconds(10)).fromServer)
+        #expect(estimate.reading(at: .seconds(10)).time == base.addingTimeInterval(-86_400 + 10), "the device's clock, followed on the timeline")
+        estimate.record(serverTime: base, sent: .seconds(10), received: .seconds(10) + .milliseconds(40))
+        let reading = estimate.reading(at: .seconds(10) + .milliseconds(20))
+        #expect(reading.fromServer)
+        #expect(reading.time == base)
+        #expect(reading.uncertainty == .milliseconds(20))
+        let later = estimate.reading(at: .seconds(1_010) + .milliseconds(20))
+        #expect(abs(later.time.timeIntervalSince(base) - 1_000) < 1e-6)
+        // 1,000 s later, 100 ppm of drift: 100 ms more.
+        #expect(later.uncertainty == .milliseconds(120))
+    }
+
+    @Test("the sample that knows a moment best wins: a fresh slower one over an old fast one")
+    func bestSample() {
+        var estimate = BackendTimeEstimate(deviceTime: base, at: .zero)
+        estimate.record(serverTime: base, sent: .zero, received: .milliseconds(2))  // ±1 ms at 1 ms
+        let second = base.addingTimeInterval(3_600.1)
+        estimate.record(serverTime: second, sent: .seconds(3_600), received: .seconds(3_600) + .milliseconds(200))  // ±100 ms
+        // Near the first sample it is the better one.
+        #expect(estimate.reading(at: .milliseconds(5)).uncertainty < .milliseconds(2))
+        // An hour on, the first has drifted by up to 360 ms; the second knows within 100 ms.
+        let hourOn = estimate.reading(at: .seconds(3_600) + .milliseconds(100))
+        #expect(hourOn.uncertainty == .milliseconds(100))
+        #expect(hourOn.time == second)
+        // Five hours on, the fresher sample still wins.
+        let fiveHoursOn = estimate.reading(at: .seconds(18_000) + .milliseconds(100))
+        #expect(abs(fiveHoursOn.time.timeIntervalSince(base) - 18_000.1) < 1e-6)
+        #expect(fiveHoursOn.uncertainty > .milliseconds(1_539) && fiveHoursOn.uncertainty < .milliseconds(1_541))
+    }
+
+    @Test("a round trip that runs backwards is no sample; only the newest eight are kept")
+    func badSamplesAndBound() {
+        var estimate = BackendTimeEstimate(deviceTime: base, at: .zero)
+        estimate.record(serverTime: base.addingTimeInterval(999), sent: .seconds(2), received: .seconds(1))
+        #expect(!estimate.hasServerTime)
+        for index in 0..<20 {
+            estimate.record(serverTime: base.addingTimeInterval(Double(index)), sent: .seconds(index), received: .seconds(index) + .milliseconds(index))
+        }
+        // The fastest samples (index 0…11) are gone; the best kept is index 12 (±6 ms).
+        let best = estimate.reading(at: .seconds(12) + .milliseconds(6)).uncertainty
+        #expect(best >= .milliseconds(6) && best < .microseconds(6_010))
+    }
+
+    @Test("a clock made with a device clock a day off still reads the backend's time once a sample is recorded")
+    func backendClock() {
+        let clock = BackendClock(deviceNow: { Date().addingTimeInterval(86_400) })
+        let start = clock.now()
+        #expect(abs(clock.reading(at: start).time.timeIntervalSinceNow - 86_400) < 5)
+        let sent = clock.now()
+        clock.record(serverTime: Date(), sent: sent, received: clock.now())
+        #expect(abs(clock.reading(at: clock.now()).time.timeIntervalSinceNow) < 5)
+        #expect(clock.estimate.hasServerTime)
+    }
+}
+
+@Suite("A catch-up start in the backend's time", .timeLimit(.minutes(1)))
+struct ServerTimeCatchUpTests {
+    /// The device's clock reads 100 s (since 1970) when the session starts.
+    static let deviceGuess = Date(timeIntervalSince1970: 100)
+
+    func time(_ seconds: Double) -> String { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: seconds))! }
+
+    func sinceSeconds(_ text: String?) -> Double? {
+        text.flatMap(ISO8601Timestamp.date(from:))?.timeIntervalSince1970
+    }
+
+    /// Whether `text` is the device's guess: 100 s, plus the moments between the clock's making
+    /// and the session start.
+    func isDeviceGuess(_ text: String?) -> Bool {
+        guard let seconds = sinceSeconds(text) else { return false }
+        return seconds >= 100 && seconds < 100.5
+    }
+
+    @Test("the stream: the backend's clock is ahead of the device's, so what was published before the session is left out")
+    func streamDeviceBehind() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let sessionStart = clock.now()
+        let collected = Collected()
+        let store = InMemoryCheckpointStore()
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: sessionStart), store: store, backendClock: clock, progress: collected.report,
+            deliver: collected.deliver)
+        let connection = try #require(await connector.nextAttempt()?.connection)
+        let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
+        guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
+        #expect(isDeviceGuess(since), "before the server's time is known, the device's is the guess")
+        // The backend's clock reads 105 s: the device is 5 s behind, and the server sends from 100.
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 10, serverTime: time(105)).encoded())
+        connection.serverSends(text: SyncStreamFrame.batch(
+            events: (101...110).map(event), batchIndex: 0, isLast: true, checkpoint: "c110").encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 10, newCheckpoint: "c110").encoded())
+        let result = try await summary
+        #expect(collected.ids == (105...110).map { "id-\($0)" }, "101…104 were published before the session began")
+        #expect(result.deliveredEvents == 6)
+        #expect(store.load() == SyncCheckpoint(rawValue: "c110"))
+        #expect(collected.progress.last == SyncProgress(processed: 10, total: 10, isFinal: true))
+        #expect(clock.estimate.hasServerTime)
+    }
+
+    @Test("the stream: the backend's clock is behind the device's, so the request is made again from the right time before anything is delivered")
+    func streamDeviceAhead() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let collected = Collected()
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
+            deliver: collected.deliver)
+        let first = try #require(await connector.nextAttempt()?.connection)
+        _ = await first.nextSentText()
+        // The backend's clock reads 95 s: the device is 5 s ahead; the server would leave out 96…100.
+        first.serverSends(text: SyncStreamFrame.start(totalEvents: 0, serverTime: time(95)).encoded())
+        let second = try #require(await connector.nextAttempt()?.connection)
+        let request = try SyncStreamFrame(decoding: try #require(await second.nextSentText()))
+        guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
+        let asked = try #require(sinceSeconds(since))
+        #expect(asked > 94 && asked <= 95, "asked again from the backend's time of the session start: \(asked)")
+        #expect(first.state.isClosed)
+        second.serverSends(text: SyncStreamFrame.start(totalEvents: 3, serverTime: time(95.01)).encoded())
+        second.serverSends(text: SyncStreamFrame.batch(events: (96...98).map(event), batchIndex: 0, isLast: true, checkpoint: "c98").encoded())
+        second.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c98").encoded())
+        let result = try await summary
+        #expect(collected.ids == ["id-96", "id-97", "id-98"])
+        #expect(result.streamFailure == nil)
+    }
+
+    @Test("REST: a page from before the correction is not delivered; a late guess asks again",
+          arguments: [95.0, 105.0])
+    func restCorrects(serverSeconds: Double) async throws {
+        let connector = ScriptedWebSocketConnector()
+        connector.failNextConnect(with: SwitchboardError(code: .network, message: "refused"))
+        let first = (200, SyncJSON.encode(SyncPullPage(
+            events: (101...103).map(event), nextCheckpoint: "c103", hasMore: false, serverTime: time(serverSeconds))))
+        let second = (200, SyncJSON.encode(SyncPullPage(
+            events: (96...98).map(event), nextCheckpoint: "c98", hasMore: false, serverTime: time(serverSeconds))))
+        let http = ScriptedHTTPClient(serverSeconds < 100 ? [first, second] : [first])
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let collected = Collected()
+        _ = try await scriptedClient(connector: connector, http: http).catchUp(
+            from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
+            deliver: collected.deliver)
+        let sinces = http.urls.map { url in
+            URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "since" }?.value
+        }
+        let queries = sinces
+        #expect(isDeviceGuess(sinces.first ?? nil), "the device's clock is the first guess")
+        if serverSeconds < 100 {
+            #expect(queries.count == 2, "asked again from the earlier start")
+            let asked = try #require(sinceSeconds(sinces.last ?? nil))
+            #expect(asked > 94 && asked <= 95, "\(asked)")
+            #expect(collected.ids == ["id-96", "id-97", "id-98"], "the first page was not delivered")
+        } else {
+            #expect(queries.count == 1)
+            #expect(collected.ids.isEmpty, "101…103 were published before the backend's time of the start, 105")
+        }
+    }
+
+    @Test("a backend without serverTime is asked from the device's clock, and nothing is corrected (the documented limit)")
+    func noServerTime() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let collected = Collected()
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
+            deliver: collected.deliver)
+        let connection = try #require(await connector.nextAttempt()?.connection)
+        _ = await connection.nextSentText()
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 3).encoded())
+        connection.serverSends(text: SyncStreamFrame.batch(events: (101...103).map(event), batchIndex: 0, isLast: true, checkpoint: "c3").encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c3").encoded())
+        _ = try await summary
+        #expect(collected.ids == ["id-101", "id-102", "id-103"])
+        #expect(!clock.estimate.hasServerTime)
+    }
+
+    @Test("a malformed serverTime is ignored, and the catch-up goes on as without one")
+    func malformedServerTime() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let collected = Collected()
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
+            deliver: collected.deliver)
+        let connection = try #require(await connector.nextAttempt()?.connection)
+        _ = await connection.nextSentText()
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 1, serverTime: "half past ten").encoded())
+        connection.serverSends(text: SyncStreamFrame.batch(events: [event(101)], batchIndex: 0, isLast: true, checkpoint: "c1").encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 1, newCheckpoint: "c1").encoded())
+        let result = try await summary
+        #expect(collected.ids == ["id-101"])
+        #expect(result.streamFailure == nil)
+        #expect(!clock.estimate.hasServerTime)
+    }
+
+    @Test("a saved checkpoint wins: no time is involved, but the answer's time is still learned")
+    func savedCheckpointWins() async throws {
+        let connector = ScriptedWebSocketConnector()
+        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let store = InMemoryCheckpointStore()
+        try await store.save(SyncCheckpoint(rawValue: "c7"))
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: clock.now()), store: store, backendClock: clock, deliver: { _ in })
+        let connection = try #require(await connector.nextAttempt()?.connection)
+        let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
+        #expect(request == .request(since: "c7"))
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 0, serverTime: time(50)).encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 0, newCheckpoint: "c7").encoded())
+        _ = try await summary
+        #expect(clock.estimate.hasServerTime)
+        #expect(abs(clock.reading(at: clock.now()).time.timeIntervalSince1970 - 50) < 5)
+    }
+}
