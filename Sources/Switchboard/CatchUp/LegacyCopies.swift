@@ -14,14 +14,21 @@ struct ConnectionWindow: Equatable {
     /// widened by the reading's uncertainty (half a sync round trip, plus drift), and to whole
     /// milliseconds, the log's precision: a copy is never missed for the estimate's error.
     func mayCarry(loggedAt: Date, backendTime: BackendTimeEstimate) -> Bool {
-        let logged = (loggedAt.timeIntervalSince1970 * 1000).rounded(.down)
+        let logged = Self.milliseconds(loggedAt, .down)
         let open = backendTime.reading(at: opened)
-        let earliest = open.time.addingTimeInterval(-open.uncertainty.seconds)
-        guard logged >= (earliest.timeIntervalSince1970 * 1000).rounded(.down) else { return false }
+        guard logged >= Self.milliseconds(open.time.addingTimeInterval(-open.uncertainty.seconds), .down) else { return false }
         guard let closed else { return true }
         let close = backendTime.reading(at: closed)
-        let latest = close.time.addingTimeInterval(close.uncertainty.seconds)
-        return logged <= (latest.timeIntervalSince1970 * 1000).rounded(.up)
+        return logged <= Self.milliseconds(close.time.addingTimeInterval(close.uncertainty.seconds), .up)
+    }
+
+    /// `date` in whole milliseconds since 1970, rounded by `rule`. A `Date` holds seconds since
+    /// 2001 in a `Double`, so a time read as 100 ms can come out 99.9999998 ms after 1970's
+    /// conversion: the value is first nudged by a microsecond towards the rounding, so such an
+    /// error never costs a whole millisecond.
+    static func milliseconds(_ date: Date, _ rule: FloatingPointRoundingRule) -> Double {
+        let value = date.timeIntervalSince1970 * 1000
+        return (rule == .down ? value + 0.001 : value - 0.001).rounded(rule)
     }
 }
 

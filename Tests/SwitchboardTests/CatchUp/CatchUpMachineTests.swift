@@ -197,6 +197,52 @@ struct CatchUpMachineTests {
         #expect(trim.rememberedDeliveries == 1)
         #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil))])
     }
+
+    /// The device's clock from the backend's, as the issue lists them.
+    static let deviceOffsets: [Double] = [-86_400, -300, -5, -0.5, -0.05, 0.05, 0.5, 5, 300, 86_400]
+
+    @Test("legacy copies are matched in the backend's time whatever the device's clock says, before and after it jumps",
+          arguments: deviceOffsets)
+    func legacyCopiesWithTheDeviceClockOff(offset: Double) {
+        // The notifier was made with the device's clock `offset` off the backend's: its stand-in.
+        var machine = CatchUpMachine(
+            settings: settings, startedAt: .zero,
+            backendTime: BackendTimeEstimate(deviceTime: start.addingTimeInterval(offset), at: .zero))
+        var legacy = ready
+        legacy.acknowledgesSubscriptions = false
+        machine.connectionOpened(at: moment(100))
+        _ = machine.connected(after: nil, readiness: legacy)
+        // The fetch's answer taught the backend's clock: moment zero was `start` there (the
+        // device's wall clock, meanwhile, may have jumped anywhere: the machine never reads it).
+        machine.learned(backendTime)
+        // Fetched: "a" logged 2 ms before the connection opened (it never arrives live), then
+        // "b" and "a" again logged 2 and 4 ms after.
+        for (org, logged) in [("a", 98), ("b", 102), ("a", 104)] {
+            let fetched = machine.admit(
+                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(logged)),
+                now: moment(110), readiness: legacy)
+            #expect(fetched.admitted)
+        }
+        // On another stream, "x" logged 2 ms before the connection opened: it never arrives live.
+        let role = { (org: String) in
+            Fingerprint(key: FingerprintKey(stream: StreamCatalog.role, fields: AnyHashable(org)), timestamp: nil)
+        }
+        let fetchedX = machine.admit(role("x"), stream: StreamCatalog.role, route: .caughtUp(loggedAt: at(98)), now: moment(110), readiness: legacy)
+        #expect(fetchedX.admitted)
+        _ = machine.ended(succeeded: true, now: moment(111), readiness: legacy)
+        // A new "x" arriving live is news, not the copy of the one logged before the connection.
+        let newX = machine.admit(role("x"), stream: StreamCatalog.role, route: .live, now: moment(112), readiness: legacy)
+        #expect(newX.admitted, "device clock \(offset) s off: a new event was taken for the copy of one from before the connection")
+        // Live copies of "b" and the second "a" arrive on the connection: both recognised.
+        for org in ["b", "a"] {
+            let copy = machine.admit(mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(112), readiness: legacy)
+            #expect(!copy.admitted, "device clock \(offset) s off: the live copy of \(org) was delivered again")
+        }
+        // A new "a" after them is news.
+        let new = machine.admit(mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(113), readiness: legacy)
+        #expect(new.admitted, "device clock \(offset) s off: a new event was taken for a copy")
+    }
+
 }
 
 extension CatchUpMachine {
