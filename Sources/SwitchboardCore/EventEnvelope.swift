@@ -90,6 +90,11 @@ public struct EventEnvelope: Hashable, Sendable {
     public var receivedAt: Date
     /// The transport that received it.
     public var transport: TransportKind
+    /// The errors the server sent beside this event's data, in its words: a GraphQL result with
+    /// both `data` and `errors` (a partial result, whose fields the errors name may be null).
+    /// Empty for a complete event. The notifier delivers the value and reports
+    /// ``SwitchboardError/Code/partialResult`` on each stream it reached.
+    public var serverErrors: [String] = []
     /// The payload, parsed once by the transport that found the `eventType`s in it, so that the
     /// notifier decodes it without parsing again; nil when it was not parsed (or not parseable
     /// by ``JSONDocument``).

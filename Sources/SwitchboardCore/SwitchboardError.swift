@@ -14,6 +14,7 @@
 /// | ``Code/invalidChannel`` | a channel or id breaks the AppSync Events naming rules |
 /// | ``Code/invalidConfiguration`` | a configuration value is missing or not one of the allowed values |
 /// | ``Code/decodingFailed`` | an event payload could not be decoded into its typed model |
+/// | ``Code/partialResult`` | the server sent an event with errors beside its data (a GraphQL partial result): the value was delivered, fields the errors name may be nil |
 /// | ``Code/shutDown`` | the component was shut down before or while the call ran |
 /// | ``Code/checkpointExpired`` | a catch-up's checkpoint lies before the oldest event the server's log still holds |
 /// | ``Code/syncRejected`` | the server refused a catch-up request (an error frame or an HTTP error status) |
@@ -24,7 +25,7 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case sessionExpired, network, timeout, subscriptionRejected, publishRejected
             case protocolViolation, invalidChannel, invalidConfiguration, decodingFailed, shutDown
-            case checkpointExpired, syncRejected, checkpointStorageFailed
+            case checkpointExpired, syncRejected, checkpointStorageFailed, partialResult
         }
 
         private let wrapped: Wrapped
@@ -67,6 +68,11 @@ public struct SwitchboardError: Error, Sendable, CustomStringConvertible {
         public static let syncRejected = Code(.syncRejected)
         /// A checkpoint store could not read or save a checkpoint.
         public static let checkpointStorageFailed = Code(.checkpointStorageFailed)
+        /// The server sent an event with errors beside its data (a GraphQL result with both
+        /// `data` and `errors`, such as a field whose value is outside the schema, which the server
+        /// nulls): the value was delivered, and the fields the errors name may be nil. Reported on
+        /// the stream that delivered the value, with the server's messages; the subscription goes on.
+        public static let partialResult = Code(.partialResult)
 
         /// The code's stable name, such as `sessionExpired`.
         public var description: String { wrapped.rawValue }

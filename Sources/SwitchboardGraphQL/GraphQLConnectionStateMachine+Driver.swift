@@ -6,7 +6,7 @@ import SwitchboardCore
 extension GraphQLConnectionStateMachine: ConnectionMachine {
     typealias ServerMessage = GraphQLServerMessage
     typealias ClientMessage = GraphQLClientMessage
-    typealias Delivery = Data
+    typealias Delivery = GraphQLResult
     typealias Handshake = String?
 
     /// A frame that could not be decoded is reported; the connection and its deadlines stay as
@@ -14,4 +14,11 @@ extension GraphQLConnectionStateMachine: ConnectionMachine {
     mutating func receivedGarbage(_ error: SwitchboardError, on connection: ConnectionID, at now: Duration) -> [Action] {
         [.report(.error(error))]
     }
+}
+
+/// One subscription result to deliver: its `data` object and the errors the server sent beside it
+/// (a partial result), in the server's words.
+struct GraphQLResult: Equatable, Sendable {
+    var data: Data
+    var errors: [String] = []
 }

@@ -104,7 +104,9 @@ extension GraphQLConnectionStateMachine {
 
     private mutating func receivedResult(id: String, data: Data?, errors: [GraphQLServerError]) -> [Action] {
         guard case .serving(let key)? = active[id] else { return [] }
-        if let data { return [.deliver(key, data)] }
+        // A partial result: the value goes on, with the server's errors beside it (the notifier
+        // reports them on the streams it reaches; the subscription is not ended).
+        if let data { return [.deliver(key, GraphQLResult(data: data, errors: errors.map(\.description)))] }
         let message = errors.isEmpty ? "a result with neither data nor errors" : errors.map(\.description).joined(separator: "; ")
         if settings.dialect == .graphQLTransportWS {
             // Resolver errors ride on `next` and do not end the operation.

@@ -22,7 +22,7 @@ struct GraphQLConnectionStateMachine {
     }
 
     /// The shared vocabulary: `.deliver` carries a result's `data` object.
-    typealias Action = DriverAction<GraphQLClientMessage, Data, Never>
+    typealias Action = DriverAction<GraphQLClientMessage, GraphQLResult, Never>
 
     enum Phase: Equatable {
         case idle

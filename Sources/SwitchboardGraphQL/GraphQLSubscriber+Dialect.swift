@@ -107,10 +107,15 @@ struct GraphQLDialect: ConnectionDialect {
         }
     }
 
-    func deliver(_ payload: Data, for key: SubscriptionKey, to continuation: TransportEvents.Continuation) {
+    func deliver(_ result: GraphQLResult, for key: SubscriptionKey, to continuation: TransportEvents.Continuation) {
         metrics.events.increment()
-        switch LegacyResults.envelope(from: payload, subscription: key, receivedAt: Date()) {
-        case .event(let envelope):
+        switch LegacyResults.envelope(from: result.data, subscription: key, receivedAt: Date()) {
+        case .event(var envelope):
+            if !result.errors.isEmpty {
+                envelope.serverErrors = result.errors
+                logger.debug("partial result: data with errors", metadata: [
+                    "switchboard.subscription": "\(key)", "switchboard.errors": "\(result.errors.joined(separator: "; "))"])
+            }
             continuation.yield(.received(envelope))
         case .nothing(let reason):
             logger.debug("result carries no event; ignored", metadata: [

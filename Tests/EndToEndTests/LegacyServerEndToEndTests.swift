@@ -116,6 +116,33 @@ struct LegacyServerEndToEndTests {
     }
 }
 
+extension LegacyServerEndToEndTests {
+    @Test("a partial result (a license phase outside the schema, nulled by the server) delivers the value and reports the server's error on its stream",
+          arguments: dialects)
+    func partialResult(dialect: GraphQLProtocol) async throws {
+        try await LegacyEndToEnd.run(dialect) { h in
+            var errors = await h.notifier.errors().makeAsyncIterator()
+            var plans = await h.notifier.planValues().makeAsyncIterator()
+            let licenses = await h.notifier.licenseValues()
+            try await h.waitForSubscriptions(1)
+            // graphql-core cannot serialise "Mystery" as a LicensePhase: it nulls the field and
+            // sends the result with `data` and `errors`.
+            try await h.server.publish(
+                field: "subscribeOrganizationState", argument: EndToEnd.orgId,
+                json: #"{"orgId":"org-1","licensePhase":"Mystery","isFreePlan":true}"#)
+            #expect(await plans.next()?.isFreePlan == true, "the value is delivered")
+            let error = await errors.next()
+            #expect(error?.code == .partialResult, "\(String(describing: error))")
+            #expect(error?.message.hasPrefix("plan:") == true, "names the stream: \(String(describing: error))")
+            #expect(error?.message.contains("LicensePhase") == true, "carries the server's words: \(String(describing: error))")
+            // The subscription goes on.
+            try await h.server.publish(field: "subscribeOrganizationState", argument: EndToEnd.orgId, json: LegacyPayload.plan(free: false))
+            #expect(await plans.next()?.isFreePlan == false)
+            withExtendedLifetime(licenses) {}
+        }
+    }
+}
+
 /// A notifier on the legacy transport (NIO engine) against a ``LegacyGraphQLServer``.
 struct LegacyEndToEnd {
     let server: LegacyGraphQLServer

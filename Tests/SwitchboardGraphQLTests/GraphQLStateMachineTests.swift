@@ -181,7 +181,28 @@ struct GraphQLStateMachineTests {
         // and drops it ("a frame of a socket the driver closed is dropped" in TransportDriverTests).
         #expect(machine.currentConnection == 2, "socket 1 was given up")
         #expect(machine.received(.next(id: "3", data: Data("{}".utf8), errors: []), on: 2, at: .seconds(3), random: &random)
-            .contains(.deliver("a", Data("{}".utf8))))
+            .contains(.deliver("a", GraphQLResult(data: Data("{}".utf8)))))
+    }
+
+    @Test("a result with data and errors is delivered with the server's errors beside it, on every dialect; the subscription goes on",
+          arguments: [GraphQLProtocol.graphQLWS, .graphQLTransportWS, .appSyncGraphQL])
+    mutating func partialResult(dialect: GraphQLProtocol) {
+        var machine = Machine.make(dialect)
+        _ = machine.subscribe(request("a"))
+        let acked = machine.connectAndAck()
+        let id = acked.compactMap { action -> String? in
+            switch action {
+            case .send(_, .subscribe(let id, _, _)): id
+            default: nil
+            }
+        }.first ?? "1"
+        let data = Data(#"{"subscribeOrganizationState":{"orgId":"o1","licensePhase":null,"isFreePlan":true}}"#.utf8)
+        let actions = machine.received(
+            .next(id: id, data: data, errors: [GraphQLServerError(message: "Enum 'LicensePhase' cannot represent value: 'Mystery'")]),
+            on: 1, at: .seconds(1), random: &random)
+        #expect(actions == [.deliver("a", GraphQLResult(data: data, errors: ["Enum 'LicensePhase' cannot represent value: 'Mystery'"]))])
+        #expect(machine.received(.next(id: id, data: data, errors: []), on: 1, at: .seconds(2), random: &random)
+            == [.deliver("a", GraphQLResult(data: data))], "still subscribed")
     }
 }
 

@@ -30,9 +30,21 @@ extension BackendNotifier {
             admit: { admit($0(), stream: $1, route: $2) },
             outcome: { outcome in
                 switch outcome {
-                case .published(let stream, let receivedAt): observers.statuses.recordDelivery(on: stream, receivedAt: receivedAt)
+                case .published(let stream, let receivedAt):
+                    observers.statuses.recordDelivery(on: stream, receivedAt: receivedAt)
+                    if !envelope.serverErrors.isEmpty { report(.partialResult(envelope, stream: stream), stream: stream) }
                 case .undeliverable(let error, let stream): report(error, stream: stream)
                 }
             })
+    }
+}
+
+extension SwitchboardError {
+    /// What a consumer of `stream` is told when its value came with the server's errors beside it.
+    static func partialResult(_ envelope: EventEnvelope, stream: StreamID) -> SwitchboardError {
+        SwitchboardError(
+            code: .partialResult,
+            message: "\(stream): the server sent the event on \(envelope.subscription) with errors beside its data "
+                + "(the value was delivered; the fields they name may be missing): \(envelope.serverErrors.joined(separator: "; "))")
     }
 }
