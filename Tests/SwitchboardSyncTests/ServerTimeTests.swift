@@ -171,8 +171,9 @@ struct ServerTimeCatchUpTests {
         }
     }
 
-    @Test("a backend without serverTime is asked from the device's clock, and nothing is corrected (the documented limit)")
-    func noServerTime() async throws {
+    @Test("without a (well-formed) serverTime the device's clock is the start, uncorrected (the documented limit); a malformed one is ignored",
+          arguments: [nil, "half past ten"] as [String?])
+    func noServerTime(serverTime: String?) async throws {
         let connector = ScriptedWebSocketConnector()
         let clock = BackendClock(deviceNow: { Self.deviceGuess })
         let collected = Collected()
@@ -180,30 +181,14 @@ struct ServerTimeCatchUpTests {
             from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
             deliver: collected.deliver)
         let connection = try #require(await connector.nextAttempt()?.connection)
-        _ = await connection.nextSentText()
-        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 3).encoded())
+        let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
+        guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
+        #expect(isDeviceGuess(since))
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 3, serverTime: serverTime).encoded())
         connection.serverSends(text: SyncStreamFrame.batch(events: (101...103).map(event), batchIndex: 0, isLast: true, checkpoint: "c3").encoded())
         connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c3").encoded())
-        _ = try await summary
-        #expect(collected.ids == ["id-101", "id-102", "id-103"])
-        #expect(!clock.estimate.hasServerTime)
-    }
-
-    @Test("a malformed serverTime is ignored, and the catch-up goes on as without one")
-    func malformedServerTime() async throws {
-        let connector = ScriptedWebSocketConnector()
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
-        let collected = Collected()
-        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
-            from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
-            deliver: collected.deliver)
-        let connection = try #require(await connector.nextAttempt()?.connection)
-        _ = await connection.nextSentText()
-        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 1, serverTime: "half past ten").encoded())
-        connection.serverSends(text: SyncStreamFrame.batch(events: [event(101)], batchIndex: 0, isLast: true, checkpoint: "c1").encoded())
-        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 1, newCheckpoint: "c1").encoded())
         let result = try await summary
-        #expect(collected.ids == ["id-101"])
+        #expect(collected.ids == ["id-101", "id-102", "id-103"])
         #expect(result.streamFailure == nil)
         #expect(!clock.estimate.hasServerTime)
     }
