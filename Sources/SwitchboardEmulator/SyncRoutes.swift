@@ -41,11 +41,11 @@ struct SyncRoutes {
             }
             limit = min(value, Self.maximumPullLimit)
         }
-        let serverTime = stream.serverTime()
         do {
             let slice = try stream.log.read(since: since, limit: limit)
+            // Read as the answer leaves, after the log was (as on the stream).
             let page = SyncPullPage(
-                events: slice.events, nextCheckpoint: slice.checkpoint, hasMore: slice.hasMore, serverTime: serverTime)
+                events: slice.events, nextCheckpoint: slice.checkpoint, hasMore: slice.hasMore, serverTime: stream.serverTime())
             return Self.json(.ok, SyncJSON.encode(page))
         } catch {
             return Self.error(error.isExpired ? .gone : .badRequest, error.body)

@@ -74,8 +74,6 @@ struct SyncStreamDriver {
             return fail(SyncErrorBody(error: message, code: code))
         }
         try await simulateRoundTrip()
-        // Read as the request arrives, before the log is: the time a client's round trip brackets.
-        let serverTime = serverTime()
         let slice: EventLog.Slice
         do {
             slice = try log.read(since: since, limit: nil)
@@ -84,7 +82,9 @@ struct SyncStreamDriver {
         }
         var dropAfter: Int?
         if case .drop(let count)? = fault?.kind { dropAfter = count }
-        stream(slice, serverTime: serverTime, dropAfter: dropAfter, outbox: outbox)
+        // Read as the answer leaves, after the log was: a client reading it as the middle of its
+        // round trip then errs late, never early (see `ConnectionWindow.mayCarry`).
+        stream(slice, serverTime: serverTime(), dropAfter: dropAfter, outbox: outbox)
     }
 
     /// Queues `start`, the batches and `complete`; with `dropAfter`, aborts after that many events.

@@ -10,13 +10,19 @@ struct ConnectionWindow: Equatable {
     var closed: Duration?
 
     /// Whether an event the backend logged at `loggedAt` can have been sent on this connection,
-    /// the window's moments read as the backend's times from `backendTime`. Each bound is
-    /// widened by the reading's uncertainty (half a sync round trip, plus drift), and to whole
-    /// milliseconds, the log's precision: a copy is never missed for the estimate's error.
+    /// the window's moments read as the backend's times from `backendTime`, to whole
+    /// milliseconds (the log's precision).
+    ///
+    /// The estimate's uncertainty is carried asymmetrically. The close is widened by it: a copy
+    /// that arrived just before the connection was lost is still matched, and matching in log
+    /// order keeps a later event from being taken for it. The opening is not: widening it would
+    /// let an event logged in the gap before the connection (which never arrives live) be taken
+    /// for the copy of a later live event with equal fields, and lose that one, while an event
+    /// logged in the first moments after the opening never arrives live either (the server had
+    /// no subscription on the connection yet), so an estimate a little late costs nothing.
     func mayCarry(loggedAt: Date, backendTime: BackendTimeEstimate) -> Bool {
         let logged = Self.milliseconds(loggedAt, .down)
-        let open = backendTime.reading(at: opened)
-        guard logged >= Self.milliseconds(open.time.addingTimeInterval(-open.uncertainty.seconds), .down) else { return false }
+        guard logged >= Self.milliseconds(backendTime.reading(at: opened).time, .down) else { return false }
         guard let closed else { return true }
         let close = backendTime.reading(at: closed)
         return logged <= Self.milliseconds(close.time.addingTimeInterval(close.uncertainty.seconds), .up)

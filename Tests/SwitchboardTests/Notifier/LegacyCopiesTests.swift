@@ -96,13 +96,13 @@ struct LegacyCopiesTests {
         #expect(!window.mayCarry(loggedAt: at(202), backendTime: backendTime))
     }
 
-    @Test("the window is read in the backend's time and widened by the estimate's uncertainty, never on the device's clock")
+    @Test("the window is read in the backend's time, its close widened by the estimate's uncertainty, never on the device's clock")
     func backendTimeWindow() {
         // The device's clock is an hour behind (the fallback); the sync answer's round trip was 10 ms.
         let backendTime = backendTime(roundTrip: .milliseconds(10))
         let window = ConnectionWindow(opened: moment(100), closed: moment(200))
-        #expect(window.mayCarry(loggedAt: at(96), backendTime: backendTime), "within half the round trip before it opened")
-        #expect(!window.mayCarry(loggedAt: at(93), backendTime: backendTime))
+        #expect(window.mayCarry(loggedAt: at(100), backendTime: backendTime))
+        #expect(!window.mayCarry(loggedAt: at(99), backendTime: backendTime), "the opening is not widened: a gap event never matches")
         #expect(window.mayCarry(loggedAt: at(204), backendTime: backendTime), "within half the round trip after it closed")
         #expect(!window.mayCarry(loggedAt: at(207), backendTime: backendTime))
         // Without any sample the device's clock is all there is: an hour off, nothing matches.
