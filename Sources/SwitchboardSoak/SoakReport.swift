@@ -11,6 +11,17 @@ package struct SoakReport: Sendable {
     /// The clocks moved from this machine's (``SoakConfiguration/clockOffset`` and the rest),
     /// as the header names them; empty when none was.
     package var clocks: [String] = []
+    /// What the notifier learned of the backend's clock by the end: nil when no sync answer
+    /// carried `serverTime` (or catch-up was off).
+    package var backendClock: BackendClockReading?
+    package struct BackendClockReading: Sendable, Equatable {
+        /// How far the client's wall clock was ahead of the backend's (negative: behind), as estimated.
+        package var clientOffset: TimeInterval
+        /// The estimate's uncertainty at the end: half the best sample's round trip, plus drift.
+        package var uncertainty: Duration
+        /// How many samples the estimate kept.
+        package var samples: Int
+    }
     /// Per stream, in ``SoakStream`` order.
     package var tallies: [SoakLedger.Tally] = []
     /// Connections re-established after the first.
@@ -88,6 +99,11 @@ package struct SoakReport: Sendable {
         lines.append("faults: " + Self.list(faults.map { ($0.key.rawValue, $0.value) }))
         lines.append("errors by code: " + Self.list(errors.map { ($0.key, $0.value) }))
         lines.append("catch-up evictions (memory bounds): " + Self.list(catchUpEvictions.map { ($0.key, Int($0.value)) }))
+        if let backendClock {
+            lines.append(String(
+                format: "backend clock: client %+.3f s from the backend's, estimated within %.1f ms (best of %d samples)",
+                backendClock.clientOffset, backendClock.uncertainty.seconds * 1000, backendClock.samples))
+        }
         lines.append("consumer buffer drops: " + Self.list(consumerDrops.map { ($0.key, Int($0.value)) }))
         if sessionExpirations > 0 { lines.append("session expirations (signed in again): \(sessionExpirations)") }
         if let (events, lag) = publishing {

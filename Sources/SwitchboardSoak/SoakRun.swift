@@ -43,6 +43,12 @@ package enum SoakRun {
             ).run()
             report.memorySource = memorySource
             report.catchUpEvictions = metrics.totals(of: "switchboard.notifier.catch_up.evicted", by: "kind")
+            let reading = notifier.backendClock.reading(at: notifier.backendClock.now())
+            report.backendClock = reading.fromServer
+                ? SoakReport.BackendClockReading(
+                    clientOffset: configuration.clientClock().now().timeIntervalSince(reading.time),
+                    uncertainty: reading.uncertainty, samples: notifier.backendClock.estimate.sampleCount)
+                : nil
             report.consumerDrops = metrics.totals(of: "switchboard.notifier.consumer_dropped", by: "stream")
             report.memoryReleasedFreePages = configuration.releaseFreePagesBeforeSampling
             return report

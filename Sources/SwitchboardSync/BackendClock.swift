@@ -61,6 +61,8 @@ public struct BackendTimeEstimate: Sendable, Equatable {
 
     /// Whether a sync answer carried the server's time.
     public var hasServerTime: Bool { !samples.isEmpty }
+    /// How many server samples are kept (at most eight, the newest).
+    public var sampleCount: Int { samples.count }
 
     /// Adds a sample: the server answered `serverTime` to a request sent at moment `sent` whose
     /// answer arrived at moment `received`. A sample whose round trip runs backwards is ignored.

@@ -71,7 +71,9 @@ struct BackendTimeEstimateTests {
 
 @Suite("A catch-up start in the backend's time", .timeLimit(.minutes(1)))
 struct ServerTimeCatchUpTests {
-    /// The device's clock reads 100 s (since 1970) when the session starts.
+    /// The device's clock reads 100 s (since 1970) when the session starts. The backend clocks'
+    /// timelines are manual clocks: no time passes, so each sample is exact however loaded the
+    /// machine is.
     static let deviceGuess = Date(timeIntervalSince1970: 100)
 
     func time(_ seconds: Double) -> String { ISO8601Timestamp.string(from: Date(timeIntervalSince1970: seconds))! }
@@ -90,7 +92,7 @@ struct ServerTimeCatchUpTests {
     @Test("the stream: the backend's clock is ahead of the device's, so what was published before the session is left out")
     func streamDeviceBehind() async throws {
         let connector = ScriptedWebSocketConnector()
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let sessionStart = clock.now()
         let collected = Collected()
         let store = InMemoryCheckpointStore()
@@ -107,8 +109,8 @@ struct ServerTimeCatchUpTests {
             events: (101...110).map(event), batchIndex: 0, isLast: true, checkpoint: "c110").encoded())
         connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 10, newCheckpoint: "c110").encoded())
         let result = try await summary
-        #expect(collected.ids == (105...110).map { "id-\($0)" }, "101…104 were published before the session began")
-        #expect(result.deliveredEvents == 6)
+        #expect(collected.ids == (106...110).map { "id-\($0)" }, "101…105 were published before (or as) the session began")
+        #expect(result.deliveredEvents == 5)
         #expect(store.load() == SyncCheckpoint(rawValue: "c110"))
         #expect(collected.progress.last == SyncProgress(processed: 10, total: 10, isFinal: true))
         #expect(clock.estimate.hasServerTime)
@@ -117,7 +119,7 @@ struct ServerTimeCatchUpTests {
     @Test("the stream: the backend's clock is behind the device's, so the request is made again from the right time before anything is delivered")
     func streamDeviceAhead() async throws {
         let connector = ScriptedWebSocketConnector()
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let collected = Collected()
         async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
             from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
@@ -150,7 +152,7 @@ struct ServerTimeCatchUpTests {
         let second = (200, SyncJSON.encode(SyncPullPage(
             events: (96...98).map(event), nextCheckpoint: "c98", hasMore: false, serverTime: time(serverSeconds))))
         let http = ScriptedHTTPClient(serverSeconds < 100 ? [first, second] : [first])
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let collected = Collected()
         _ = try await scriptedClient(connector: connector, http: http).catchUp(
             from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
@@ -175,7 +177,7 @@ struct ServerTimeCatchUpTests {
           arguments: [nil, "half past ten"] as [String?])
     func noServerTime(serverTime: String?) async throws {
         let connector = ScriptedWebSocketConnector()
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let collected = Collected()
         async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
             from: .backendTime(at: clock.now()), store: InMemoryCheckpointStore(), backendClock: clock,
@@ -196,7 +198,7 @@ struct ServerTimeCatchUpTests {
     @Test("a saved checkpoint wins: no time is involved, but the answer's time is still learned")
     func savedCheckpointWins() async throws {
         let connector = ScriptedWebSocketConnector()
-        let clock = BackendClock(deviceNow: { Self.deviceGuess })
+        let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let store = InMemoryCheckpointStore()
         try await store.save(SyncCheckpoint(rawValue: "c7"))
         async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(

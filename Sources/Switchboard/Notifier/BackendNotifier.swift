@@ -76,7 +76,9 @@ public actor BackendNotifier {
     var catchUp: CatchUpControl
     /// The notifier's monotonic timeline, on which connections open and close and the session
     /// starts, and what the sync answers taught of the backend's clock (contract §6, "Clocks").
-    let backendClock: BackendClock
+    /// Read it to see how far this device's clock is from the backend's:
+    /// `backendClock.reading(at: backendClock.now())` against `Date()`.
+    public nonisolated let backendClock: BackendClock
 
     /// Creates a notifier over one transport.
     /// - Parameters:
