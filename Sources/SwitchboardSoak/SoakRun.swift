@@ -31,9 +31,10 @@ package enum SoakRun {
                     store: InMemoryCheckpointStore(), rememberedDeliveries: configuration.rememberedDeliveries)
                 : nil
             let metrics = SoakMetrics()
+            let clientClock = configuration.clientClock()
             let notifier = BackendNotifier(
                 transport: makeTransport(configuration, endpoints: endpoints, connector: connector), session: session,
-                configuration: .init(namespace: workload.namespace, catchUp: catchUp, now: configuration.clientClock().now),
+                configuration: .init(namespace: workload.namespace, catchUp: catchUp, now: clientClock.now),
                 logger: configuration.logger,
                 metricsFactory: metrics)
             let state = LockedValue(SoakState(ledger: SoakLedger(identities: identities)))
@@ -46,7 +47,7 @@ package enum SoakRun {
             let reading = notifier.backendClock.reading(at: notifier.backendClock.now())
             report.backendClock = reading.fromServer
                 ? SoakReport.BackendClockReading(
-                    clientOffset: configuration.clientClock().now().timeIntervalSince(reading.time),
+                    clientOffset: clientClock.now().timeIntervalSince(reading.time),
                     uncertainty: reading.uncertainty, samples: notifier.backendClock.estimate.sampleCount)
                 : nil
             report.consumerDrops = metrics.totals(of: "switchboard.notifier.consumer_dropped", by: "stream")

@@ -75,13 +75,13 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(name: .customLong("keep-free-pages"), help: "Read memory without asking malloc to give its free pages back first.")
     var keepFreePages = false
 
-    @Option(name: .customLong("clock-offset"), help: "Run the client's wall clock this far from this machine's: +5s, -300s, 500ms, -24h (the emulator's stays).")
+    @Option(name: .customLong("clock-offset"), help: "Run the client's wall clock this far from this machine's: +5s, 500ms, or --clock-offset=-300s (a negative value needs the '='); the emulator's stays.")
     var clockOffset: String?
 
-    @Option(name: .customLong("clock-jump"), help: "Jump the client's wall clock during the run: <by>@<at>, such as -5m@30s (back five minutes, 30 s in) or +1h@2m.")
+    @Option(name: .customLong("clock-jump"), help: "Jump the client's wall clock during the run: <by>@<at>, such as --clock-jump=-5m@30s (back five minutes, 30 s in) or +1h@2m.")
     var clockJump: String?
 
-    @Option(name: .customLong("emulator-clock-offset"), help: "Run the emulator's wall clock this far from this machine's (an emulator the soak starts): a client behind the backend.")
+    @Option(name: .customLong("emulator-clock-offset"), help: "Run the emulator's wall clock this far from this machine's (an emulator the soak starts; --emulator-clock-offset=-5s for a negative value): a client behind the backend.")
     var emulatorClockOffset: String?
 
     @Flag(help: "Print only the report, not the progress lines.")
