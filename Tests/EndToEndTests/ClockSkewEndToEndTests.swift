@@ -35,6 +35,22 @@ struct ClockSkewEndToEndTests {
     @Test("events published before the session are not delivered; those after are, once",
           arguments: transports, offsets)
     func nothingFromBeforeTheSession(transport: String, deviceOffset: Duration) async throws {
+        try await run(transport: transport, deviceNow: { Date().addingTimeInterval(deviceOffset.seconds) }, label: "\(deviceOffset)")
+    }
+
+    @Test("the device's clock jumps by minutes or a day between the notifier's making and its run: still nothing from before, everything after once",
+          arguments: transports, [Duration.seconds(-300), .seconds(86_400)])
+    func clockJumps(transport: String, jump: Duration) async throws {
+        let jumped = LockedValue(false)
+        try await run(
+            transport: transport,
+            deviceNow: { jumped.withLock { $0 } ? Date().addingTimeInterval(jump.seconds) : Date() },
+            label: "jump \(jump)", beforeRun: { jumped.withLock { $0 = true } })
+    }
+
+    private func run(
+        transport: String, deviceNow: @escaping @Sendable () -> Date, label: String, beforeRun: () -> Void = {}
+    ) async throws {
         try await withRunningEmulator(configuration: EndToEnd.emulatorConfiguration()) { emulator, endpoints in
             let channel = "\(EndToEnd.namespace)/user/\(EndToEnd.userId)/roleChanged"
             for index in 0..<10 { try emulator.publish(channel: channel, event: Payload.role("before-\(index)")) }
@@ -42,13 +58,13 @@ struct ClockSkewEndToEndTests {
 
             let connector = NIOWebSocketConnector()
             let source = SyncClient(configuration: .init(baseURL: URL(string: endpoints.syncBaseURL)!), connector: connector)
-            let offset = deviceOffset.seconds
             let notifier = BackendNotifier(
                 transport: try Self.makeTransport(transport)(endpoints, connector, ManualClock()),
                 session: SessionSource(.signedIn(userId: EndToEnd.userId, orgId: EndToEnd.orgId) { _ in EndToEnd.apiKey }),
                 configuration: .init(
                     catchUp: .init(source: source, store: InMemoryCheckpointStore(), subscriptionSettleTime: .milliseconds(50)),
-                    now: { Date().addingTimeInterval(offset) }))
+                    now: deviceNow))
+            beforeRun()
             let received = Observed<[String]>([])
             let roles = await notifier.roleValues()
             let completed = Observed(0)
@@ -70,7 +86,7 @@ struct ClockSkewEndToEndTests {
                 group.cancelAll()
             }
             subscription.cancel()
-            #expect(received.value == (0..<10).map { "after-\($0)" }, "device clock \(deviceOffset) from the backend's")
+            #expect(received.value == (0..<10).map { "after-\($0)" }, "device clock: \(label)")
         }
     }
 }
