@@ -106,7 +106,7 @@ public struct EventEnvelope: Hashable, Sendable {
     /// (``BackendNotifier/CatchUp/heldEnvelopeBytes``) counts with it.
     package var retainedBytes: Int {
         96 + payload.count + (document?.retainedBytes ?? 0) + subscription.rawValue.utf8.count
-            + eventTypes.reduce(0) { $0 + 16 + $1.utf8.count }
+            + eventTypes.reduce(0) { $0 + 16 + $1.utf8.count } + serverErrors.reduce(0) { $0 + 16 + $1.utf8.count }
     }
 
     /// Creates an envelope.

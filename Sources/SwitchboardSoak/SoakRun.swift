@@ -96,7 +96,8 @@ package enum SoakRun {
             "--connection-timeout-ms", "\(configuration.connectionTimeoutMs)",
             "--event-log-capacity", "\(configuration.eventLogCapacity)",
             "--connection-init-timeout", "\(configuration.graphQLConnectionInitTimeout.seconds)",
-            "--clock-offset", "\(configuration.backendClockOffset.seconds)",
+            // One argument: a negative value on its own would be read as an option.
+            "--clock-offset=\(configuration.backendClockOffset.seconds)",
         ]
     }
 

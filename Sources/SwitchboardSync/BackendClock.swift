@@ -48,7 +48,7 @@ public struct BackendTimeEstimate: Sendable, Equatable {
     static let keptSamples = 8
 
     private var samples: [Sample] = []
-    private var fallback: Sample?
+    private var fallback: Sample
 
     /// An estimate with no sample: readings fall back to the device's wall clock, `deviceTime`,
     /// read at moment `at` of the timeline.
@@ -91,8 +91,7 @@ public struct BackendTimeEstimate: Sendable, Equatable {
             if best.map({ reading.uncertainty < $0.uncertainty }) ?? true { best = reading }
         }
         if let best { return best }
-        let device = fallback ?? Sample(time: Date(timeIntervalSince1970: 0), at: .zero, halfRoundTrip: .zero)
-        return Reading(time: device.time.addingTimeInterval((moment - device.at).seconds), uncertainty: .zero, fromServer: false)
+        return Reading(time: fallback.time.addingTimeInterval((moment - fallback.at).seconds), uncertainty: .zero, fromServer: false)
     }
 }
 

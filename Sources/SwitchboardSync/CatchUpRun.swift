@@ -43,9 +43,17 @@ struct CatchUpRun {
         self.throttle = ProgressThrottle(interval: interval)
     }
 
+    /// How much earlier than the device's clock says a guessed start is asked for: a device a
+    /// little off (half a second is ordinary) then gets a few extra events to leave out rather
+    /// than a second request; only one ahead of the backend by more asks again.
+    static let guessMargin: Duration = .seconds(5)
+
     /// Where to start, the store holding no checkpoint. A start in the backend's time is read
-    /// from the backend clock; before any answer carried the server's time that reading is
-    /// this device's clock, so it is remembered as a guess for the first answer to correct.
+    /// from the backend clock, at the early end of its uncertainty (an event published in the
+    /// first moments of a session is never lost for the estimate's error; one published up to
+    /// that much before it may be delivered). Before any answer carried the server's time, the
+    /// reading is this device's clock: the request asks from ``guessMargin`` earlier, and the
+    /// first answer corrects it.
     mutating func begin(at start: SyncStart?) {
         switch start {
         case nil:
@@ -54,9 +62,19 @@ struct CatchUpRun {
             saved = checkpoint
         case .backendTime(let moment):
             let reading = backendClock.reading(at: moment)
-            saved = SyncCheckpoint(publishedAfter: reading.time)
-            if !reading.fromServer { guessedStart = (moment, reading.time) }
+            if reading.fromServer {
+                saved = SyncCheckpoint(publishedAfter: Self.earliest(reading))
+            } else {
+                let guess = reading.time.addingTimeInterval(-Self.guessMargin.seconds)
+                saved = SyncCheckpoint(publishedAfter: guess)
+                guessedStart = (moment, guess)
+            }
         }
+    }
+
+    /// The early end of a reading: its time less its uncertainty.
+    static func earliest(_ reading: BackendTimeEstimate.Reading) -> Date {
+        reading.time.addingTimeInterval(-reading.uncertainty.seconds)
     }
 
     /// An answer arrived, carrying the server's time (`serverTime`, nil when it carried none),
@@ -70,7 +88,7 @@ struct CatchUpRun {
         guard let serverTime else { return false }
         backendClock.record(serverTime: serverTime, sent: sent, received: backendClock.now())
         guard let guess else { return false }
-        let start = backendClock.reading(at: guess.moment).time
+        let start = Self.earliest(backendClock.reading(at: guess.moment))
         if start < guess.time {
             saved = SyncCheckpoint(publishedAfter: start)
             return true

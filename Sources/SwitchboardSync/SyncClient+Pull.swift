@@ -9,8 +9,7 @@ extension SyncClient {
         var requests = 0
         while true {
             let since = run.saved
-            let sent = run.backendClock.now()
-            let page = try await fetchPage(since: since)
+            let (page, sent) = try await fetchPage(since: since, clock: run.backendClock)
             requests += 1
             // The start turned out earlier than asked: ask again from it.
             if run.answered(serverTime: serverTime(page.serverTime, in: "GET /sync/pull"), sent: sent) { continue }
@@ -25,11 +24,16 @@ extension SyncClient {
         }
     }
 
-    private func fetchPage(since: SyncCheckpoint?) async throws -> SyncPullPage {
+    /// One page, and the moment of `clock`'s timeline its request left (after the headers were
+    /// made, so a slow token provider does not count as round trip).
+    private func fetchPage(since: SyncCheckpoint?, clock: BackendClock) async throws -> (SyncPullPage, sent: Duration) {
         let url = pullURL(since: since)
         let response: (status: Int, body: Data)
+        let sent: Duration
         do {
-            response = try await http.get(url, headers: headers())
+            let headers = try await headers()
+            sent = clock.now()
+            response = try await http.get(url, headers: headers)
         } catch let error as SwitchboardError {
             throw error
         } catch is CancellationError {
@@ -48,7 +52,7 @@ extension SyncClient {
                 code: expired ? .checkpointExpired : .syncRejected, message: "GET /sync/pull answered HTTP \(response.status): \(detail)")
         }
         do {
-            return try JSONDecoder().decode(SyncPullPage.self, from: response.body)
+            return (try JSONDecoder().decode(SyncPullPage.self, from: response.body), sent)
         } catch {
             throw SwitchboardError(
                 code: .protocolViolation,

@@ -66,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("connection-init-timeout"), help: "Seconds a graphql-transport-ws client has for connection_init (default 3).")
     var connectionInitTimeout: Double?
 
-    @Option(name: .customLong("clock-offset"), help: "Seconds the emulator's wall clock runs ahead of this machine's (negative: behind): publishedAt, checkpoints and serverTime move with it. Default 0.")
+    @Option(name: .customLong("clock-offset"), help: "Seconds the emulator's wall clock runs ahead of this machine's (negative, behind, takes '=': --clock-offset=-5): publishedAt, checkpoints and serverTime move with it. Default 0.")
     var clockOffset: Double = 0
 
     @Flag(name: .customLong("no-server-time"), help: "Leave serverTime out of the sync answers, as a backend that predates it.")

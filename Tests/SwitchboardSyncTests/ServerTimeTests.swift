@@ -82,11 +82,9 @@ struct ServerTimeCatchUpTests {
         text.flatMap(ISO8601Timestamp.date(from:))?.timeIntervalSince1970
     }
 
-    /// Whether `text` is the device's guess: 100 s, plus the moments between the clock's making
-    /// and the session start.
+    /// Whether `text` is the device's guess: 100 s less the guess's margin of 5 s.
     func isDeviceGuess(_ text: String?) -> Bool {
-        guard let seconds = sinceSeconds(text) else { return false }
-        return seconds >= 100 && seconds < 100.5
+        sinceSeconds(text) == 100 - CatchUpRun.guessMargin.seconds
     }
 
     @Test("the stream: the backend's clock is ahead of the device's, so what was published before the session is left out")
@@ -102,8 +100,8 @@ struct ServerTimeCatchUpTests {
         let connection = try #require(await connector.nextAttempt()?.connection)
         let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
         guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
-        #expect(isDeviceGuess(since), "before the server's time is known, the device's is the guess")
-        // The backend's clock reads 105 s: the device is 5 s behind, and the server sends from 100.
+        #expect(isDeviceGuess(since), "before the server's time is known, the device's (5 s early) is the guess")
+        // The backend's clock reads 105 s: the device is 5 s behind, and the server sends from 95.
         connection.serverSends(text: SyncStreamFrame.start(totalEvents: 10, serverTime: time(105)).encoded())
         connection.serverSends(text: SyncStreamFrame.batch(
             events: (101...110).map(event), batchIndex: 0, isLast: true, checkpoint: "c110").encoded())
@@ -116,7 +114,7 @@ struct ServerTimeCatchUpTests {
         #expect(clock.estimate.hasServerTime)
     }
 
-    @Test("the stream: the backend's clock is behind the device's, so the request is made again from the right time before anything is delivered")
+    @Test("the stream: the backend's clock is behind the device's by more than the guess's margin, so the request is made again from the right time before anything is delivered")
     func streamDeviceAhead() async throws {
         let connector = ScriptedWebSocketConnector()
         let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
@@ -126,32 +124,32 @@ struct ServerTimeCatchUpTests {
             deliver: collected.deliver)
         let first = try #require(await connector.nextAttempt()?.connection)
         _ = await first.nextSentText()
-        // The backend's clock reads 95 s: the device is 5 s ahead; the server would leave out 96…100.
-        first.serverSends(text: SyncStreamFrame.start(totalEvents: 0, serverTime: time(95)).encoded())
+        // The backend's clock reads 90 s: the device is 10 s ahead; the server would leave out 91…95.
+        first.serverSends(text: SyncStreamFrame.start(totalEvents: 0, serverTime: time(90)).encoded())
         let second = try #require(await connector.nextAttempt()?.connection)
         let request = try SyncStreamFrame(decoding: try #require(await second.nextSentText()))
         guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
         let asked = try #require(sinceSeconds(since))
-        #expect(asked > 94 && asked <= 95, "asked again from the backend's time of the session start: \(asked)")
+        #expect(asked == 90, "asked again from the backend's time of the session start: \(asked)")
         #expect(first.state.isClosed)
-        second.serverSends(text: SyncStreamFrame.start(totalEvents: 3, serverTime: time(95.01)).encoded())
-        second.serverSends(text: SyncStreamFrame.batch(events: (96...98).map(event), batchIndex: 0, isLast: true, checkpoint: "c98").encoded())
-        second.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c98").encoded())
+        second.serverSends(text: SyncStreamFrame.start(totalEvents: 3, serverTime: time(90.01)).encoded())
+        second.serverSends(text: SyncStreamFrame.batch(events: (91...93).map(event), batchIndex: 0, isLast: true, checkpoint: "c93").encoded())
+        second.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c93").encoded())
         let result = try await summary
-        #expect(collected.ids == ["id-96", "id-97", "id-98"])
+        #expect(collected.ids == ["id-91", "id-92", "id-93"])
         #expect(result.streamFailure == nil)
     }
 
     @Test("REST: a page from before the correction is not delivered; a late guess asks again",
-          arguments: [95.0, 105.0])
+          arguments: [90.0, 105.0])
     func restCorrects(serverSeconds: Double) async throws {
         let connector = ScriptedWebSocketConnector()
         connector.failNextConnect(with: SwitchboardError(code: .network, message: "refused"))
         let first = (200, SyncJSON.encode(SyncPullPage(
             events: (101...103).map(event), nextCheckpoint: "c103", hasMore: false, serverTime: time(serverSeconds))))
         let second = (200, SyncJSON.encode(SyncPullPage(
-            events: (96...98).map(event), nextCheckpoint: "c98", hasMore: false, serverTime: time(serverSeconds))))
-        let http = ScriptedHTTPClient(serverSeconds < 100 ? [first, second] : [first])
+            events: (91...93).map(event), nextCheckpoint: "c93", hasMore: false, serverTime: time(serverSeconds))))
+        let http = ScriptedHTTPClient(serverSeconds < 95 ? [first, second] : [first])
         let clock = BackendClock(clock: ManualClock(), deviceNow: { Self.deviceGuess })
         let collected = Collected()
         _ = try await scriptedClient(connector: connector, http: http).catchUp(
@@ -162,11 +160,10 @@ struct ServerTimeCatchUpTests {
         }
         let queries = sinces
         #expect(isDeviceGuess(sinces.first ?? nil), "the device's clock is the first guess")
-        if serverSeconds < 100 {
+        if serverSeconds < 95 {
             #expect(queries.count == 2, "asked again from the earlier start")
-            let asked = try #require(sinceSeconds(sinces.last ?? nil))
-            #expect(asked > 94 && asked <= 95, "\(asked)")
-            #expect(collected.ids == ["id-96", "id-97", "id-98"], "the first page was not delivered")
+            #expect(sinceSeconds(sinces.last ?? nil) == 90)
+            #expect(collected.ids == ["id-91", "id-92", "id-93"], "the first page was not delivered")
         } else {
             #expect(queries.count == 1)
             #expect(collected.ids.isEmpty, "101…103 were published before the backend's time of the start, 105")
@@ -193,6 +190,27 @@ struct ServerTimeCatchUpTests {
         #expect(collected.ids == ["id-101", "id-102", "id-103"])
         #expect(result.streamFailure == nil)
         #expect(!clock.estimate.hasServerTime)
+    }
+
+    @Test("with a round trip, the start is the early end of the estimate: nothing published in the session's first moments is lost")
+    func earlyEndOfTheEstimate() async throws {
+        let manual = ManualClock()
+        let clock = BackendClock(clock: manual, deviceNow: { Self.deviceGuess })
+        let sessionStart = clock.now()
+        // An earlier answer: sent at 0, answered at 400 ms with the backend at 200.2 s (so ±200 ms).
+        clock.record(serverTime: Date(timeIntervalSince1970: 200.2), sent: .zero, received: .milliseconds(400))
+        let connector = ScriptedWebSocketConnector()
+        async let summary = scriptedClient(connector: connector, http: ScriptedHTTPClient([])).catchUp(
+            from: .backendTime(at: sessionStart), store: InMemoryCheckpointStore(), backendClock: clock, deliver: { _ in })
+        let connection = try #require(await connector.nextAttempt()?.connection)
+        let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
+        guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
+        // Moment zero reads 200.0 s ± 200 ms: asked from 199.8 s.
+        let asked = try #require(sinceSeconds(since))
+        #expect(abs(asked - 199.8) < 1e-4, "\(asked) (199.8 s, less 20 µs of drift allowed over 200 ms)")
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 0, serverTime: time(200.5)).encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 0, newCheckpoint: "c0").encoded())
+        _ = try await summary
     }
 
     @Test("a saved checkpoint wins: no time is involved, but the answer's time is still learned")

@@ -90,6 +90,14 @@ struct EventDelivery {
         metrics: NotifierMetrics, outcome: (Outcome) -> Void
     ) {
         metrics.decodingFailures.increment()
+        var error = error
+        if !envelope.serverErrors.isEmpty {
+            // A partial result whose nulled field the model requires: the server's words say why.
+            error = SwitchboardError(
+                code: error.code,
+                message: "\(error.message); the server sent it with errors: \(envelope.serverErrors.joined(separator: "; "))",
+                cause: error)
+        }
         let metadata = EventMetadata(
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: stream?.rawValue)
         broker.reportUndeliverable(payload: envelope.payload, eventName: eventName, error: error, metadata: metadata)
