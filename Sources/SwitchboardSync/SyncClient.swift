@@ -86,12 +86,14 @@ public struct SyncClient: Sendable {
     ///
     /// Every answer that carries the server's time (`serverTime` on `sync.stream.start` and on
     /// each `GET /sync/pull` page) is recorded in `backendClock`, with the request's round trip.
-    /// A start at ``SyncStart/backendTime(at:)`` is read from `backendClock`; if no answer has
-    /// carried the server's time yet, the request goes out with this device's clock as a guess,
-    /// and the first answer corrects it: when the backend's time at that moment is later than
-    /// the guess, events published up to it are left out; when it is earlier, the request is
-    /// made again from the right time before anything is delivered. A backend that sends no
-    /// `serverTime` is asked from the device's clock, uncorrected.
+    /// A start at ``SyncStart/backendTime(at:)`` is read from `backendClock`, at the early end of
+    /// its uncertainty (nothing published just after the start is lost for the estimate's
+    /// error). If no answer has carried the server's time yet, the request goes out with this
+    /// device's clock, 5 s early, as a guess, and the first answer corrects it: when the
+    /// backend's time at that moment is later than the guess, events published up to it are
+    /// left out; when it is earlier, the request is made again from the right time before
+    /// anything is delivered. A backend that sends no `serverTime` is asked from the device's
+    /// clock less 5 s, uncorrected.
     ///
     /// - Parameters:
     ///   - start: Where to start when `store` holds no checkpoint (nil: from the oldest event the
