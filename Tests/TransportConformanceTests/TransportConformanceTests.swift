@@ -1,6 +1,7 @@
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
+import URLSessionTaskBridge
 
 @Suite("Transport conformance", .timeLimit(.minutes(1)))
 struct TransportConformanceTests {
@@ -9,6 +10,13 @@ struct TransportConformanceTests {
     @Test("over the emulator", arguments: Flavor.allCases, Check.allCases)
     func overTheEmulator(_ flavor: Flavor, _ check: Check) async throws {
         try await EmulatorHarness.run(flavor) { harness in
+            try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
+        }
+    }
+
+    @Test("over the emulator, through URLSessionWebSocketConnector's logic", arguments: Flavor.allCases, Check.allCases)
+    func overTheEmulatorThroughURLSession(_ flavor: Flavor, _ check: Check) async throws {
+        try await EmulatorHarness.run(flavor, engine: .urlSession) { harness in
             try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
         }
     }
