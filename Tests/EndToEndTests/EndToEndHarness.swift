@@ -52,7 +52,8 @@ struct EndToEnd {
 
     static func run(
         engine: SocketEngine = .nio,
-        token: String = EndToEnd.apiKey,
+        /// The session's token; nil signs in without a token provider.
+        token: String? = EndToEnd.apiKey,
         keepAliveInterval: Duration = .seconds(1),
         maximumSubscriptions: Int = 200,
         tls: Bool = false,
@@ -67,7 +68,8 @@ struct EndToEnd {
             var connectorConfiguration = NIOWebSocketConnector.Configuration()
             if let pem = endpoints.certificatePEM { connectorConfiguration.tls.trustRoots = .only(try .pem(pem)) }
             let transport = try makeTransport(endpoints, engine.connector(connectorConfiguration), clock)
-            let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in token })
+            let session = SessionSource(token.map { token in .signedIn(userId: userId, orgId: orgId) { _ in token } }
+                ?? .signedIn(userId: userId, orgId: orgId))
             let notifier = BackendNotifier(transport: transport, session: session, configuration: notifierConfiguration)
             let harness = EndToEnd(emulator: emulator, endpoints: endpoints, notifier: notifier, session: session, clock: clock)
             try await withThrowingTaskGroup(of: Void.self) { group in
