@@ -8,7 +8,7 @@ import SwitchboardCore
 /// The system masks frames, answers pings and reassembles fragments. Messages are received one
 /// at a time: the next receive starts once the previous message was handed to ``inbound``. The
 /// peer's close frame ends ``inbound`` with `.closed`; a socket that fails without one ends it
-/// with a ``SwitchboardError`` (``SwitchboardError/Code/network``). After
+/// with a ``/SwitchboardCore/SwitchboardError`` (``/SwitchboardCore/SwitchboardError/Code/network``). After
 /// ``close(code:reason:)`` it ends without either.
 public final class URLSessionWebSocketConnection: WebSocketConnection {
     /// The subprotocol the server chose, `nil` if none was offered.
@@ -130,8 +130,8 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
     /// `payload` is only checked.
     /// - Parameter payload: At most 125 bytes.
     /// - Returns: The round trip, measured on the connector's clock.
-    /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/network`` if the socket fails
-    ///   or closes before the pong, ``SwitchboardError/Code/invalidConfiguration`` for a payload
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/network`` if the socket fails
+    ///   or closes before the pong, ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for a payload
     ///   over 125 bytes; `CancellationError` when the calling task is cancelled.
     public func sendPing(_ payload: Data = Data()) async throws -> Duration {
         guard payload.count <= 125 else {
