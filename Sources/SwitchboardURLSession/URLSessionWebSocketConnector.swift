@@ -65,10 +65,17 @@ public struct URLSessionWebSocketConnector: WebSocketConnector {
     /// - Returns: The open connection. Close it with ``URLSessionWebSocketConnection/close(code:reason:)``.
     /// - Throws: See ``URLSessionWebSocketConnector``.
     public func open(_ request: WebSocketRequest) async throws -> URLSessionWebSocketConnection {
-        let endpoint = try Self.endpoint(of: request.url, allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)
         var logger = configuration.logger
-        logger[metadataKey: "switchboard.websocket.endpoint"] = "\(endpoint)"
-        let urlRequest = try Self.urlRequest(for: request, logger: logger)
+        let endpoint: String
+        let urlRequest: URLRequest
+        do {
+            endpoint = try Self.endpoint(of: request.url, allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)
+            logger[metadataKey: "switchboard.websocket.endpoint"] = "\(endpoint)"
+            urlRequest = try Self.urlRequest(for: request, logger: logger)
+        } catch {
+            logger.debug("request refused", metadata: ["switchboard.error": "\(error.message)"])
+            throw error
+        }
         logger.debug("connecting", metadata: [
             "switchboard.websocket.engine": "urlsession",
             "switchboard.websocket.subprotocols.offered": "\(request.subprotocols.count)",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
@@ -152,6 +153,21 @@ struct URLSessionConnectorTests {
         #expect(made.withLock { $0.isEmpty })
     }
 
+    @Test("a refused request is logged at debug with the error's message, never the headers")
+    func refusalLogged() async throws {
+        let lines = LockedValue<[String]>([])
+        var logger = Logger(label: "urlsession.test", factory: { _ in LineCollector(lines: lines) })
+        logger.logLevel = .debug
+        let connector = URLSessionWebSocketConnector(
+            configuration: .init(clock: clock, logger: logger), makeTask: ScriptedSessionTask.factory(made))
+        await #expect(throws: SwitchboardError.self) {
+            _ = try await connector.open(WebSocketRequest(url: url, headers: [("x-api-key", "secret\r\nvalue")]))
+        }
+        let logged = lines.withLock { $0 }
+        #expect(logged.contains { $0.hasPrefix("request refused") && $0.contains("x-api-key") })
+        #expect(!logged.contains { $0.contains("secret") })
+    }
+
     @Test("the peer's close frame ends inbound with its code and reason")
     func peerClose() async throws {
         let (connection, task) = try await open()
@@ -211,5 +227,22 @@ struct URLSessionConnectorTests {
         await #expect { _ = try await connection.sendPing(Data(count: 126)) } throws: {
             ($0 as? SwitchboardError)?.code == .invalidConfiguration
         }
+    }
+}
+
+/// Keeps each log line as its message followed by its metadata values.
+struct LineCollector: LogHandler {
+    let lines: LockedValue<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let values = (event.metadata ?? [:]).merging(metadata) { line, _ in line }.values.map { "\($0)" }
+        lines.withLock { $0.append(([event.message.description] + values).joined(separator: " ")) }
     }
 }
