@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .library(name: "SwitchboardConfiguration", targets: ["SwitchboardConfiguration"]),
         .library(name: "SwitchboardNIO", targets: ["SwitchboardNIO"]),
+        .library(name: "SwitchboardURLSession", targets: ["SwitchboardURLSession"]),
+        .library(name: "SwitchboardConnectors", targets: ["SwitchboardConnectors"]),
         .library(name: "SwitchboardGraphQL", targets: ["SwitchboardGraphQL"]),
         .library(name: "SwitchboardAppSync", targets: ["SwitchboardAppSync"]),
         .library(name: "SwitchboardSync", targets: ["SwitchboardSync"]),
@@ -99,6 +101,28 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The system's WebSocket engine (URLSessionWebSocketTask): the Apple platforms' connector.
+        // Foundation only, so an app on it links no SwiftNIO.
+        .target(
+            name: "SwitchboardURLSession",
+            dependencies: [
+                "SwitchboardCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // WebSocketConnectors.platformDefault(): URLSession on Apple platforms, SwiftNIO on Linux.
+        // The NIO engine is a dependency on Linux only, so no path from this product to NIOPosix
+        // or NIOSSL exists on an Apple platform (Scripts/check-consumer.sh holds that).
+        .target(
+            name: "SwitchboardConnectors",
+            dependencies: [
+                "SwitchboardCore", "SwitchboardURLSession",
+                .target(name: "SwitchboardNIO", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -251,6 +275,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Drives URLSessionWebSocketConnector's logic through its task seam with tasks bridged to
+        // the NIO engine: the system's WebSockets do not run on Linux. Not a product.
+        .target(
+            name: "URLSessionTaskBridge",
+            dependencies: [
+                "SwitchboardURLSession", "SwitchboardNIO", "SwitchboardCore",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/URLSessionTaskBridge",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SwitchboardURLSessionTests",
+            dependencies: [
+                "SwitchboardURLSession", "SwitchboardConnectors", "URLSessionTaskBridge", "SwitchboardCore",
+                "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardNIO",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SwitchboardEmulatorTests",
             dependencies: [
@@ -300,6 +344,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "URLSessionTaskBridge",
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardSync", "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
@@ -347,6 +392,7 @@ let package = Package(
         .testTarget(
             name: "TransportConformanceTests",
             dependencies: [
+                "URLSessionTaskBridge",
                 "Switchboard", "SwitchboardCore", "SwitchboardNIO", "SwitchboardGraphQL", "SwitchboardAppSync",
                 "SwitchboardEmulator", "SwitchboardTesting",
                 .product(name: "Logging", package: "swift-log"),

@@ -12,10 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 output="${1:-.build/docs}"
 # Each module after the modules it depends on, whose archives resolve its links to their symbols.
-modules=(SwitchboardCore SwitchboardNIO SwitchboardAppSync SwitchboardGraphQL SwitchboardSync Switchboard
-    SwitchboardConfiguration SwitchboardTesting)
+modules=(SwitchboardCore SwitchboardNIO SwitchboardURLSession SwitchboardConnectors SwitchboardAppSync SwitchboardGraphQL
+    SwitchboardSync Switchboard SwitchboardConfiguration SwitchboardTesting)
 declare -A dependencies=(
-    [SwitchboardNIO]="SwitchboardCore" [SwitchboardAppSync]="SwitchboardCore" [SwitchboardGraphQL]="SwitchboardCore"
+    [SwitchboardNIO]="SwitchboardCore" [SwitchboardURLSession]="SwitchboardCore"
+    [SwitchboardConnectors]="SwitchboardCore SwitchboardURLSession SwitchboardNIO" [SwitchboardAppSync]="SwitchboardCore" [SwitchboardGraphQL]="SwitchboardCore"
     [SwitchboardSync]="SwitchboardCore" [Switchboard]="SwitchboardCore"
     [SwitchboardConfiguration]="SwitchboardCore Switchboard" [SwitchboardTesting]="SwitchboardCore Switchboard"
 )

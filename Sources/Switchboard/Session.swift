@@ -19,6 +19,26 @@ public enum Session: Sendable, CustomStringConvertible {
         .signedIn(TransportIdentity(userId: userId, orgId: orgId, tokens: TokenProvider(tokenProvider)))
     }
 
+    /// A signed-in session without a token provider, for a transport that carries its own
+    /// credentials and never asks the session for a token: AppSync Events with `.apiKey(_:)`,
+    /// `.iam(region:credentials:)` or `.token(_:)`.
+    ///
+    /// A transport that does ask (AppSync Events with `.sessionToken`, the GraphQL transport)
+    /// gets a ``/SwitchboardCore/SwitchboardError`` with
+    /// ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` saying that this session
+    /// has no token provider, and reports it as a connect failure.
+    /// - Parameters:
+    ///   - userId: The user's id.
+    ///   - orgId: The user's organization id.
+    public static func signedIn(userId: String, orgId: String) -> Session {
+        .signedIn(TransportIdentity(userId: userId, orgId: orgId, tokens: TokenProvider { _ in
+            throw SwitchboardError(
+                code: .invalidConfiguration,
+                message: "the session was signed in without a token provider, but the transport asks it for a token: "
+                    + "sign in with .signedIn(userId:orgId:tokenProvider:), or authorize the transport with its own credentials (an API key, IAM)")
+        }))
+    }
+
     /// The signed-in identity, if any.
     public var identity: TransportIdentity? {
         if case .signedIn(let identity) = self { return identity }

@@ -55,3 +55,26 @@ public struct WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringCo
         }
     }
 }
+
+extension WebSocketHandshakeError {
+    /// The subprotocol a server chose, checked against the offer: every engine applies the same
+    /// rule to what its upgrade answer carried.
+    /// - Parameters:
+    ///   - offered: The subprotocols the client offered.
+    ///   - chosen: The subprotocols the answer named (normally one; none when it named none).
+    /// - Returns: The chosen subprotocol; nil when none was offered and none chosen.
+    /// - Throws: ``Reason/subprotocolNotNegotiated(offered:chosen:)`` when subprotocols were
+    ///   offered and the server chose none, several, or one that was not offered, or chose one
+    ///   when none was offered.
+    package static func negotiatedSubprotocol(offered: [String], chosen: [String]) throws(WebSocketHandshakeError) -> String? {
+        switch chosen.count {
+        case 0 where offered.isEmpty:
+            return nil
+        case 1 where offered.contains(chosen[0]):
+            return chosen[0]
+        default:
+            throw WebSocketHandshakeError(
+                reason: .subprotocolNotNegotiated(offered: offered, chosen: chosen.isEmpty ? nil : chosen.joined(separator: ", ")))
+        }
+    }
+}

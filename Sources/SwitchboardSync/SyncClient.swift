@@ -25,7 +25,7 @@ public struct SyncClient: Sendable {
     /// Creates a client; nothing is sent until ``catchUp(since:store:progress:deliver:)``.
     /// - Parameters:
     ///   - configuration: The endpoints, batch size and progress interval.
-    ///   - connector: Opens the sync stream's WebSocket (`NIOWebSocketConnector` in production).
+    ///   - connector: Opens the sync stream's WebSocket (`WebSocketConnectors.platformDefault()` in production).
     ///   - http: Sends the REST fallback's requests; URLSession by default.
     ///   - clock: Paces progress updates and the stream's idle timeout.
     ///   - logger: Lifecycle at debug, frames at trace; never headers.

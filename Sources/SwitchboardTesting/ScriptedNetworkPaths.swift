@@ -31,6 +31,9 @@ public final class ScriptedNetworkPaths: NetworkPathMonitor {
     /// How many sequences were asked for (the notifier asks once per `run()`).
     public var requestCount: Int { state.withLock { $0.requested } }
 
+    /// The path new sequences start with, if any; the notifier's baseline when it starts.
+    public var currentPath: NetworkPath? { state.withLock { $0.current } }
+
     /// Every path sent so far, in order (repeats included: a scripted monitor does not filter).
     public var sent: [NetworkPath] { state.withLock { $0.sent } }
 

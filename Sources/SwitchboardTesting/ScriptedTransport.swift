@@ -9,6 +9,17 @@ import SwitchboardGraphQL
 /// `connecting` then `connected`, and every held subscription is acknowledged once connected
 /// (again after ``dropConnection(error:)``). In ``Behavior/manual`` mode it only records, and
 /// the test emits every event itself with ``emit(_:)``.
+///
+/// With ``ServerRules`` the automatic server also checks what a real one checks, and the double
+/// then passes the whole transport conformance suite (SwitchboardTesting's
+/// `TransportConformance`): with ``ServerRules/fetchesTokens`` every connect, reconnects
+/// included, fetches a token from the identity it connects as, and credentials refused with
+/// ``refuseCredentials(_:)`` lead to one refreshed token and, refused again, to
+/// `disconnected(sessionExpired)`; with ``ServerRules/refuses`` the server refuses the
+/// subscriptions it names, which then fail with `subscriptionRejected` and are no longer held.
+/// Token fetching happens in ``run()``, as in the real transports. The default rules keep the
+/// double as simple as before: it connects at once without asking for a token, and acknowledges
+/// every subscription.
 public final class ScriptedTransport: EventTransport {
     /// A command the owner sent.
     public enum Command: Equatable, Sendable {
@@ -25,6 +36,39 @@ public final class ScriptedTransport: EventTransport {
         case automatic
         /// Records only; the test emits every event.
         case manual
+    }
+
+    /// What the automatic server checks beyond accepting everything.
+    public struct ServerRules: Sendable {
+        /// Whether every connect, reconnects included, first fetches a token from the identity
+        /// it connects as (reason `connect`), in ``run()``. Off by default: the double connects
+        /// at once without asking the token provider.
+        public var fetchesTokens: Bool
+        /// Whether the server refuses a subscription: a refused one fails with
+        /// `subscriptionRejected` instead of being acknowledged, and is no longer held. By
+        /// default none is.
+        public var refuses: @Sendable (SubscriptionRequest) -> Bool
+
+        /// Creates rules.
+        /// - Parameters:
+        ///   - fetchesTokens: Whether connects fetch a token (and can be refused).
+        ///   - refuses: Which subscriptions the server refuses.
+        public init(fetchesTokens: Bool = false, refuses: @escaping @Sendable (SubscriptionRequest) -> Bool = { _ in false }) {
+            self.fetchesTokens = fetchesTokens
+            self.refuses = refuses
+        }
+    }
+
+    /// A connect waiting for its token, and which connect it was (a later one supersedes it).
+    private struct PendingConnect: Sendable {
+        var identity: TransportIdentity
+        var generation: Int
+    }
+
+    /// The server's side of authorization: the current connect, and whether credentials are refused.
+    private struct Authorization {
+        var generation = 0
+        var refused = false
     }
 
     /// Everything the transport knows, for assertions and ``waitUntil(_:)``.
@@ -52,7 +96,11 @@ public final class ScriptedTransport: EventTransport {
     public let acknowledgesSubscriptions: Bool
     private let continuation: TransportEvents.Continuation
     private let behavior: Behavior
+    private let rules: ServerRules
     private let observed = Observed(State())
+    private let authorization = LockedValue(Authorization())
+    private let connects: AsyncStream<PendingConnect>
+    private let connectsContinuation: AsyncStream<PendingConnect>.Continuation
 
     /// Creates a scripted transport.
     /// - Parameters:
@@ -61,11 +109,17 @@ public final class ScriptedTransport: EventTransport {
     ///   - acknowledgesSubscriptions: What it answers for
     ///     ``/SwitchboardCore/EventTransport/acknowledgesSubscriptions``: false plays a dialect without
     ///     per-subscription acknowledgements.
-    public init(kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true) {
+    ///   - rules: What the automatic server checks: tokens, refused subscriptions.
+    public init(
+        kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true,
+        rules: ServerRules = ServerRules()
+    ) {
         self.kind = kind
         self.acknowledgesSubscriptions = acknowledgesSubscriptions
         self.behavior = behavior
+        self.rules = rules
         (events, continuation) = TransportEvents.makeStream()
+        (connects, connectsContinuation) = AsyncStream<PendingConnect>.makeStream()
     }
 
     /// A snapshot of the state.
@@ -94,7 +148,14 @@ public final class ScriptedTransport: EventTransport {
         case .run:
             break
         }
-        await observed.wait { $0.isShutDown }
+        let connects = connects
+        await withDiscardingTaskGroup { group in
+            // Connects waiting for their token, one after the other; shutDown() ends them.
+            group.addTask {
+                for await pending in connects { await self.authorize(pending) }
+            }
+            await observed.wait { $0.isShutDown }
+        }
         observed.update { $0.isRunning = false }
     }
 
@@ -105,9 +166,10 @@ public final class ScriptedTransport: EventTransport {
             state.isConnected = false
             state.established.removeAll()
         }
+        supersedePendingConnect()
         guard behavior == .automatic else { return }
         emit(.connectionStateChanged(.connecting(attempt: 1)))
-        establishConnection()
+        establishConnection(as: identity)
     }
 
     public func disconnect() {
@@ -117,6 +179,7 @@ public final class ScriptedTransport: EventTransport {
             state.isConnected = false
             state.established.removeAll()
         }
+        supersedePendingConnect()
         if behavior == .automatic { emit(.connectionStateChanged(.idle)) }
     }
 
@@ -127,7 +190,7 @@ public final class ScriptedTransport: EventTransport {
             state.subscriptions[request.key] = request
             return state.isConnected
         }
-        if behavior == .automatic && connected { acknowledge(request.key) }
+        if behavior == .automatic && connected { answer(request) }
     }
 
     public func unsubscribe(_ key: SubscriptionKey) {
@@ -147,6 +210,7 @@ public final class ScriptedTransport: EventTransport {
             continuation.yield(.connectionStateChanged(.shutDown))
             continuation.finish()
         }
+        connectsContinuation.finish()
     }
 
     // MARK: Scripting
@@ -176,6 +240,14 @@ public final class ScriptedTransport: EventTransport {
         }
     }
 
+    /// Makes the automatic server refuse the credentials of every connect from now on (`true`),
+    /// or accept them again (`false`). Refused credentials matter with
+    /// ``ServerRules/fetchesTokens`` only.
+    /// - Parameter refuse: Whether to refuse.
+    public func refuseCredentials(_ refuse: Bool) {
+        authorization.withLock { $0.refused = refuse }
+    }
+
     /// Acknowledges a held subscription.
     public func acknowledge(_ key: SubscriptionKey) { emit(.subscriptionEstablished(key)) }
 
@@ -202,18 +274,79 @@ public final class ScriptedTransport: EventTransport {
         }
     }
 
-    /// Drops the connection. In automatic mode the transport reconnects at once and acknowledges
-    /// every held subscription again.
+    /// Drops the connection. In automatic mode the transport reconnects at once (after fetching a
+    /// token, with ``ServerRules/fetchesTokens``) and acknowledges every held subscription again.
     /// - Parameter error: The error the drop is reported with.
     public func dropConnection(error: SwitchboardError = SwitchboardError(code: .network, message: "connection dropped")) {
         emit(.error(error))
+        supersedePendingConnect()
         emit(.connectionStateChanged(.connecting(attempt: 1)))
-        if behavior == .automatic { establishConnection() }
+        if behavior == .automatic, let identity = state.identity { establishConnection(as: identity) }
     }
 
-    private func establishConnection() {
+    /// Connects at once, or, with ``ServerRules/fetchesTokens``, once ``run()`` has fetched
+    /// the identity's token.
+    private func establishConnection(as identity: TransportIdentity) {
+        guard rules.fetchesTokens else {
+            connected()
+            return
+        }
+        let generation = authorization.withLock { $0.generation }
+        connectsContinuation.yield(PendingConnect(identity: identity, generation: generation))
+    }
+
+    /// The connection is up: every held subscription is answered.
+    private func connected() {
         emit(.connectionStateChanged(.connected))
-        for key in state.subscriptions.keys.sorted() { acknowledge(key) }
+        for (_, request) in state.subscriptions.sorted(by: { $0.key < $1.key }) { answer(request) }
+    }
+
+    /// Acknowledges a held subscription, or refuses it if the rules say so.
+    private func answer(_ request: SubscriptionRequest) {
+        if rules.refuses(request) {
+            reject(request.key, message: "ScriptedTransport: the scripted server refuses this subscription")
+        } else {
+            acknowledge(request.key)
+        }
+    }
+
+    /// A later connect, a disconnect or a drop makes a connect still waiting for its token stale.
+    private func supersedePendingConnect() {
+        authorization.withLock { $0.generation += 1 }
+    }
+
+    private func isCurrent(_ pending: PendingConnect) -> Bool {
+        authorization.withLock { $0.generation == pending.generation } && !state.isShutDown
+    }
+
+    /// Fetches the connect's token and presents it: refused, one refreshed token; refused again,
+    /// the session expired.
+    private func authorize(_ pending: PendingConnect) async {
+        guard isCurrent(pending) else { return }
+        do {
+            _ = try await pending.identity.tokens.token(for: .connect)
+            if authorization.withLock({ $0.refused }) {
+                guard isCurrent(pending) else { return }
+                _ = try await pending.identity.tokens.token(for: .refreshAfterRejection)
+                if authorization.withLock({ $0.refused }) {
+                    expire(pending, SwitchboardError(
+                        code: .sessionExpired,
+                        message: "ScriptedTransport: the scripted server refused the credentials, also after one refresh"))
+                    return
+                }
+            }
+        } catch {
+            expire(pending, SwitchboardError(code: .sessionExpired, message: "the token provider failed", cause: error))
+            return
+        }
+        guard isCurrent(pending) else { return }
+        connected()
+    }
+
+    private func expire(_ pending: PendingConnect, _ error: SwitchboardError) {
+        guard isCurrent(pending) else { return }
+        emit(.error(error))
+        emit(.connectionStateChanged(.disconnected(error)))
     }
 
     private func validate(_ request: SubscriptionRequest) throws {

@@ -69,6 +69,11 @@ struct AppSyncEndToEndTests {
         }
     }
 
+    @Test("with an API key, a session signed in without a token provider connects and delivers")
+    func apiKeyWithoutTokenProvider() async throws {
+        try await EndToEnd.run(token: nil, Self.transport()) { try await Scenarios.allStreamsDeliver($0, legacy: false) }
+    }
+
     @Test("a server-side drop is recovered automatically")
     func drop() async throws {
         try await EndToEnd.run(Self.transport()) { try await Scenarios.recoversFromDrop($0) }

@@ -6,9 +6,10 @@ import SwitchboardEmulator
 import SwitchboardNIO
 import SwitchboardTesting
 import Testing
+import URLSessionTaskBridge
 
-/// Runs a `BackendNotifier` with a real transport on the NIO engine against the emulator on
-/// loopback, for the duration of `body`.
+/// Runs a `BackendNotifier` with a real transport on a socket engine (NIO unless told otherwise)
+/// against the emulator on loopback, for the duration of `body`.
 struct EndToEnd {
     static let apiKey = "e2e-api-key"
     static let jwtSecret = Array("e2e-jwt-secret".utf8)
@@ -46,11 +47,13 @@ struct EndToEnd {
 
     /// Builds the transport under test.
     typealias MakeTransport = @Sendable (
-        _ endpoints: SwitchboardEmulator.Endpoints, _ connector: NIOWebSocketConnector, _ clock: ManualClock
+        _ endpoints: SwitchboardEmulator.Endpoints, _ connector: any WebSocketConnector, _ clock: ManualClock
     ) throws -> any EventTransport
 
     static func run(
-        token: String = EndToEnd.apiKey,
+        engine: SocketEngine = .nio,
+        /// The session's token; nil signs in without a token provider.
+        token: String? = EndToEnd.apiKey,
         keepAliveInterval: Duration = .seconds(1),
         maximumSubscriptions: Int = 200,
         tls: Bool = false,
@@ -64,8 +67,9 @@ struct EndToEnd {
             let clock = ManualClock()
             var connectorConfiguration = NIOWebSocketConnector.Configuration()
             if let pem = endpoints.certificatePEM { connectorConfiguration.tls.trustRoots = .only(try .pem(pem)) }
-            let transport = try makeTransport(endpoints, NIOWebSocketConnector(configuration: connectorConfiguration), clock)
-            let session = SessionSource(.signedIn(userId: userId, orgId: orgId) { _ in token })
+            let transport = try makeTransport(endpoints, engine.connector(connectorConfiguration), clock)
+            let session = SessionSource(token.map { token in .signedIn(userId: userId, orgId: orgId) { _ in token } }
+                ?? .signedIn(userId: userId, orgId: orgId))
             let notifier = BackendNotifier(transport: transport, session: session, configuration: notifierConfiguration)
             let harness = EndToEnd(emulator: emulator, endpoints: endpoints, notifier: notifier, session: session, clock: clock)
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,4 +1,5 @@
 import Switchboard
+import SwitchboardCore
 import Testing
 
 @Suite("Session source", .timeLimit(.minutes(1)))
@@ -16,6 +17,18 @@ struct SessionSourceTests {
         #expect(await second.next()?.identity?.userId == "u1")
         #expect(await second.next()?.identity == nil)
         #expect(source.current.identity == nil)
+    }
+
+    @Test("a session signed in without a token provider refuses a token with invalidConfiguration that says what to pass")
+    func withoutTokenProvider() async throws {
+        let identity = try #require(Session.signedIn(userId: "u1", orgId: "o1").identity)
+        #expect(identity.userId == "u1" && identity.orgId == "o1")
+        await #expect {
+            _ = try await identity.tokens.token(for: .connect)
+        } throws: { error in
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .invalidConfiguration && error.message.contains(".signedIn(userId:orgId:tokenProvider:)")
+        }
     }
 
     @Test("the token provider is asked for a fresh token each time, with the reason")

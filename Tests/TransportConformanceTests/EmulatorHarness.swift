@@ -5,9 +5,11 @@ import SwitchboardCore
 import SwitchboardEmulator
 import SwitchboardNIO
 import SwitchboardTesting
+import URLSessionTaskBridge
 
 /// Runs the conformance suite's server side on the emulator, over loopback, with the transport on
-/// the NIO engine. Users sign in with JWTs, so each may use only its own channels.
+/// the NIO engine or on `URLSessionWebSocketConnector`'s logic (its tasks bridged to the NIO
+/// engine). Users sign in with JWTs, so each may use only its own channels.
 struct EmulatorHarness: TransportConformanceHarness {
     static let secret = Array("conformance-jwt-secret".utf8)
 
@@ -18,12 +20,14 @@ struct EmulatorHarness: TransportConformanceHarness {
     let client: FixtureRecorder
 
     /// Starts an emulator on an ephemeral port for the duration of `body`.
-    static func run(_ flavor: Flavor, _ body: (EmulatorHarness) async throws -> Void) async throws {
+    static func run(
+        _ flavor: Flavor, engine: SocketEngine = .nio, _ body: (EmulatorHarness) async throws -> Void
+    ) async throws {
         let configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(jwtSecret: secret),
             logger: Logger(label: "conformance.emulator", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
-            let client = FixtureRecorder(wrapping: NIOWebSocketConnector(), clock: ContinuousClock())
+            let client = FixtureRecorder(wrapping: engine.connector(), clock: ContinuousClock())
             try await body(EmulatorHarness(flavor: flavor, emulator: emulator, endpoints: endpoints, client: client))
         }
     }

@@ -2,18 +2,16 @@ import SwitchboardCore
 import SwitchboardTesting
 
 /// The conformance harness for ``ScriptedTransport`` in automatic mode: the double is its own
-/// server, so the controls are its scripting methods.
-///
-/// What it cannot do, it says by throwing: it has no credentials to refuse (it never asks a token
-/// provider), and it acknowledges every subscription, so it has no target the "server" refuses.
+/// server, so the controls are its scripting methods. Its rules make it check what a real server
+/// does: every connect fetches a token, and the outsider's streams are refused.
 struct ScriptedTransportHarness: TransportConformanceHarness {
-    struct Unsupported: Error, CustomStringConvertible {
-        var description: String
-    }
-
     let transport: ScriptedTransport
 
-    init(kind: TransportKind) { transport = ScriptedTransport(kind: kind) }
+    init(kind: TransportKind) {
+        transport = ScriptedTransport(
+            kind: kind,
+            rules: .init(fetchesTokens: true, refuses: { Conformance.isRefused(Conformance.address($0.target)) }))
+    }
 
     func makeTransport() async throws -> any EventTransport { transport }
 
@@ -26,7 +24,7 @@ struct ScriptedTransportHarness: TransportConformanceHarness {
         Conformance.target(transport.kind, stream, userId: Conformance.userId(user))
     }
 
-    /// The outsider's stream, which this double acknowledges like any other.
+    /// The outsider's stream, which the double's rules refuse.
     func rejectedTarget(for user: TransportConformance.User) -> SubscriptionRequest.Target {
         Conformance.target(transport.kind, .first, userId: Conformance.outsider)
     }
@@ -42,7 +40,5 @@ struct ScriptedTransportHarness: TransportConformanceHarness {
 
     func dropConnections() async throws { transport.dropConnection() }
 
-    func rejectCredentials(_ reject: Bool) async throws {
-        throw Unsupported(description: "ScriptedTransport has no credentials to refuse: it never asks a token provider")
-    }
+    func rejectCredentials(_ reject: Bool) async throws { transport.refuseCredentials(reject) }
 }

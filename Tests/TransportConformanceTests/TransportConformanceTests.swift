@@ -1,6 +1,7 @@
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
+import URLSessionTaskBridge
 
 @Suite("Transport conformance", .timeLimit(.minutes(1)))
 struct TransportConformanceTests {
@@ -9,6 +10,13 @@ struct TransportConformanceTests {
     @Test("over the emulator", arguments: Flavor.allCases, Check.allCases)
     func overTheEmulator(_ flavor: Flavor, _ check: Check) async throws {
         try await EmulatorHarness.run(flavor) { harness in
+            try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
+        }
+    }
+
+    @Test("over the emulator, through URLSessionWebSocketConnector's logic", arguments: Flavor.allCases, Check.allCases)
+    func overTheEmulatorThroughURLSession(_ flavor: Flavor, _ check: Check) async throws {
+        try await EmulatorHarness.run(flavor, engine: .urlSession) { harness in
             try await Self.run(TransportConformance(harness: harness), check, knownGap: Self.gap(flavor, check))
         }
     }
@@ -22,9 +30,7 @@ struct TransportConformanceTests {
 
     @Test("ScriptedTransport", arguments: TransportKind.allCases, Check.allCases)
     func scriptedTransport(_ kind: TransportKind, _ check: Check) async throws {
-        // The double answers at once; a short deadline keeps its known gaps quick to fail.
-        let suite = TransportConformance(harness: ScriptedTransportHarness(kind: kind), deadline: .seconds(2))
-        try await Self.run(suite, check, knownGap: Self.scriptedTransportGaps[check])
+        try await TransportConformance(harness: ScriptedTransportHarness(kind: kind)).run(check)
     }
 
     /// Where a transport falls short of the contract, and why: such a check must fail.
@@ -33,16 +39,6 @@ struct TransportConformanceTests {
         // transport says so (acknowledgesSubscriptions is false), which the contract allows.
         nil
     }
-
-    /// Where the test double falls short of the contract, and why.
-    static let scriptedTransportGaps: [Check: String] = [
-        .connectFetchesFreshTokens: "ScriptedTransport never asks the identity's token provider for a token",
-        .authFailureRefreshesOnceThenExpires: "ScriptedTransport has no credentials a server could refuse",
-        .authFailureRecoversWithRefreshedToken: "ScriptedTransport has no credentials a server could refuse",
-        .rejectedSubscriptionFailsAlone: "ScriptedTransport in automatic mode acknowledges every subscription",
-        .rejectedSubscriptionIsNeverEstablished: "ScriptedTransport in automatic mode acknowledges every subscription",
-        .rejectedSubscriptionIsNotResent: "ScriptedTransport in automatic mode acknowledges every subscription",
-    ]
 
     /// Runs `check`; with a known gap, the check must fail.
     static func run(_ suite: TransportConformance, _ check: Check, knownGap: String?) async throws {

@@ -29,13 +29,15 @@ public struct NetworkStatusChangedEvent: SwitchboardEvent, Equatable {
 
     /// What the notifier does about a path change.
     public enum Reaction: String, Sendable, Hashable {
-        /// Nothing: the first report, a repeat, or nobody signed in, suspended or switching.
+        /// Nothing: a repeat, a change that does not matter, or nobody signed in, suspended,
+        /// switching or not yet connected.
         case none
         /// The path is gone: the connection is closed and no attempt is made until it returns.
         case disconnected
         /// The path is back: the notifier connects at once.
         case reconnecting
-        /// The path changed interface: the notifier checks the connection at once.
+        /// The path changed interface, or is the first the monitor reported (which may be a
+        /// change the app did not report the start of): the notifier checks the connection at once.
         case checkingConnection
     }
 

@@ -80,6 +80,16 @@ public protocol NetworkPathMonitor: Sendable {
     /// A new sequence of path states: the current one first (when known), then every change.
     /// The notifier calls it once per ``BackendNotifier/run()``.
     func paths() -> AsyncStream<NetworkPath>
+
+    /// The path now, if known: the notifier reads it when it starts, as the path its first
+    /// connection uses. A monitor that knows none (nil, the default) has its first report
+    /// treated as a possible change: with a connection up, the notifier checks it.
+    var currentPath: NetworkPath? { get }
+}
+
+extension NetworkPathMonitor {
+    /// Not known: the first report may be a change.
+    public var currentPath: NetworkPath? { nil }
 }
 
 /// A ``NetworkPathMonitor`` that your code feeds, for example from `NWPathMonitor`'s update
@@ -95,6 +105,9 @@ public final class NetworkPathSource: NetworkPathMonitor {
 
     /// The last path reported, if any.
     public var current: NetworkPath? { broadcast.current }
+
+    /// The last path reported, if any; the notifier's baseline when it starts.
+    public var currentPath: NetworkPath? { broadcast.current }
 
     /// Reports the current path; a repeat of the current path is not passed on.
     /// - Parameter path: The path now.

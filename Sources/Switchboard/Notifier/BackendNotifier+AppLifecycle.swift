@@ -91,7 +91,9 @@ extension BackendNotifier {
 
     /// What the connection gate needs to know besides the app's lifecycle and the path.
     var connectionFacts: ConnectionGate.Facts {
-        ConnectionGate.Facts(signedIn: session.isSignedIn, shutDown: lifecycle == .shutDown, switching: switching.isPending)
+        ConnectionGate.Facts(
+            signedIn: session.isSignedIn, shutDown: lifecycle == .shutDown, switching: switching.isPending,
+            connected: connectionState == .connected)
     }
 
     /// Connects the transport as the signed-in identity, unless suspended, offline or switching.

@@ -61,6 +61,15 @@ extension BackendNotifier {
             overflow: overflowReporter(for: "errors"), ended: observerEnded)
     }
 
+    /// The connection state and the errors in one stream, in the order they happened: the
+    /// current state first, then every change and every error. For ``NotifierStatus``, which
+    /// must know whether an error came before or after a connect.
+    package func statusChanges() -> AsyncStream<StatusChange> {
+        observers.observeChanges(
+            current: connectionState, policy: configuration.bufferingPolicy, open: lifecycle != .shutDown,
+            overflow: overflowReporter(for: "statusChanges"), ended: observerEnded)
+    }
+
     /// The current connection state.
     public var currentConnectionState: ConnectionState { connectionState }
 

@@ -204,6 +204,8 @@ public actor BackendNotifier {
         let inputs = inputContinuation
         let (orders, acknowledgementWaits) = (catchUp.orders, catchUp.acknowledgementWaits)
         catchUp.start(at: backendClock.now(), backendTime: backendClock.estimate)
+        // The path the first connection uses; the monitor's sequence starts with it again.
+        if let monitor = configuration.networkPaths { gate.start(on: monitor.currentPath) }
         await withDiscardingTaskGroup { group in
             if let setting = catchUp.setting {
                 let runner = CatchUpRunner(

@@ -15,6 +15,8 @@ struct ConnectionGate {
         var shutDown: Bool
         /// A switch of transport waits for the previous transport to stop.
         var switching: Bool
+        /// The transport reported itself connected.
+        var connected = false
     }
 
     /// What ``resume()`` asks for.
@@ -34,7 +36,8 @@ struct ConnectionGate {
         case disconnect
         /// The path is back after it was lost: connect.
         case connect
-        /// The path is usable but over other interfaces: check the connection.
+        /// The path is usable but over other interfaces, or is the first one reported while
+        /// connected: check the connection.
         case checkConnection
     }
 
@@ -65,6 +68,12 @@ struct ConnectionGate {
         return .connect
     }
 
+    /// The path the monitor knew when the notifier started: the one the first connection uses.
+    mutating func start(on path: NetworkPath?) {
+        networkPath = path
+        pathLost = path.map { !$0.isSatisfied } ?? false
+    }
+
     /// The monitor reported `path`; returns the path before it and what to do.
     mutating func apply(_ path: NetworkPath, _ facts: Facts) -> (previous: NetworkPath?, change: PathChange) {
         let previous = networkPath
@@ -79,7 +88,11 @@ struct ConnectionGate {
             pathLost = false
             return (previous, .connect)
         }
-        if let previous, previous.interfaces != path.interfaces { return (previous, .checkConnection) }
+        // A first report after a connection was made is no baseline: a monitor that knew no path
+        // when the notifier started (the app fed it only changes) may be telling of a change now,
+        // with the socket already dead. Checking costs one ping on a live connection.
+        guard let previous else { return (nil, facts.connected && wantsConnection(facts) ? .checkConnection : .none) }
+        if previous.interfaces != path.interfaces { return (previous, .checkConnection) }
         return (previous, .none)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Observation
 
-/// The notifier's state for a user interface: the connection state, the last error and, per
+/// The notifier's state for a user interface: the connection state, the last error that is
+/// still current and, per
 /// stream, whether it is requested, whether its subscription is established on the wire, and
 /// when its last value came.
 ///
@@ -31,8 +32,14 @@ import Observation
 public final class NotifierStatus {
     /// The notifier's connection state.
     public private(set) var connectionState: ConnectionState
-    /// The last error the notifier reported; it stays until the next one (the connection state
-    /// tells whether the notifier recovered).
+    /// The newest error that is still current, nil when there is none.
+    ///
+    /// An error stops being current when the notifier connects after it: a reconnect that
+    /// succeeded clears a keep-alive timeout, a refused connect or an expired session, so a
+    /// banner bound to this property goes away once the notifier recovered. An error reported
+    /// after the connect (a refused subscription, an undecodable payload) stays until the next
+    /// connect or the next error. A consumer that needs every error reads
+    /// ``BackendNotifier/errors()``.
     public private(set) var lastError: SwitchboardError?
     /// Every stream that a consumer requested or that delivered a value, with its status.
     public private(set) var streams: [NotifierStream: StreamStatus]
@@ -63,24 +70,30 @@ public final class NotifierStatus {
     /// task is cancelled.
     /// - Parameter notifier: The notifier to show.
     public func follow(_ notifier: BackendNotifier) async {
-        let states = await notifier.connectionStates()
-        let errors = await notifier.errors()
+        // States and errors come in one stream, in the notifier's order: an error reported before
+        // a connect must not outlive it, and one reported after it must not be cleared by it.
+        let changes = await notifier.statusChanges()
         let statuses = await notifier.streamStatuses()
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.show(states) }
-            group.addTask { await self.show(errors) }
+            group.addTask { await self.show(changes) }
             group.addTask { await self.show(statuses) }
         }
     }
 
-    private func show(_ states: AsyncStream<ConnectionState>) async {
-        for await state in states where state != connectionState { connectionState = state }
+    private func show(_ changes: AsyncStream<StatusChange>) async {
+        for await change in changes {
+            switch change {
+            case .connectionState(let state) where state != connectionState:
+                connectionState = state
+                if state == .connected, lastError != nil { lastError = nil }
+            case .connectionState:
+                break
+            case .error(let error):
+                lastError = error
+            }
+        }
         // The notifier finishes its streams when it shuts down.
         if !Task.isCancelled, connectionState != .shutDown { connectionState = .shutDown }
-    }
-
-    private func show(_ errors: AsyncStream<SwitchboardError>) async {
-        for await error in errors { lastError = error }
     }
 
     private func show(_ statuses: AsyncStream<[NotifierStream: StreamStatus]>) async {

@@ -13,6 +13,8 @@ struct ObserverBook {
 
     private var states: [Int: BufferedContinuation<ConnectionState>] = [:]
     private var errors: [Int: BufferedContinuation<SwitchboardError>] = [:]
+    /// Observers of both, in the order the notifier reported them (``NotifierStatus``).
+    private var changes: [Int: BufferedContinuation<StatusChange>] = [:]
     /// The stream statuses' observers, and what they were told.
     var statuses = StatusBook()
     private var nextID = 0
@@ -37,6 +39,15 @@ struct ObserverBook {
         observe(\.errors, first: nil, policy: policy, open: open, overflow: overflow, ended: ended)
     }
 
+    /// A new stream of connection states and errors, in the order they happened, that starts
+    /// with `current`. See ``observeStates(current:policy:open:overflow:ended:)``.
+    mutating func observeChanges(
+        current: ConnectionState, policy: EventStreamBufferingPolicy, open: Bool,
+        overflow: @autoclosure () -> OverflowReporter, ended: @escaping @Sendable (Int) -> Void
+    ) -> AsyncStream<StatusChange> {
+        observe(\.changes, first: .connectionState(current), policy: policy, open: open, overflow: overflow, ended: ended)
+    }
+
     /// A new stream of stream statuses that starts with `current`; finished at once unless `open`.
     mutating func observeStatuses(
         current: Statuses, open: Bool, ended: @escaping @Sendable (Int) -> Void
@@ -57,25 +68,30 @@ struct ObserverBook {
     mutating func remove(_ id: Int) {
         states[id] = nil
         errors[id] = nil
+        changes[id] = nil
         statuses.removeObserver(id)
     }
 
     /// Tells every connection-state observer.
     func yield(_ state: ConnectionState) {
         for observer in states.values { observer.yield(state) }
+        for observer in changes.values { observer.yield(.connectionState(state)) }
     }
 
     /// Tells every error observer.
     func yield(_ error: SwitchboardError) {
         for observer in errors.values { observer.yield(error) }
+        for observer in changes.values { observer.yield(.error(error)) }
     }
 
     /// Finishes every observer's stream.
     mutating func finish() {
         for observer in states.values { observer.finish() }
         for observer in errors.values { observer.finish() }
+        for observer in changes.values { observer.finish() }
         states.removeAll()
         errors.removeAll()
+        changes.removeAll()
         statuses.finish()
     }
 
@@ -100,4 +116,12 @@ struct ObserverBook {
         defer { nextID += 1 }
         return nextID
     }
+}
+
+/// A connection state or an error, as one stream carries them in the order the notifier
+/// reported them: whether an error came before or after a connect decides whether it is still
+/// current (``NotifierStatus/lastError``).
+package enum StatusChange: Sendable {
+    case connectionState(ConnectionState)
+    case error(SwitchboardError)
 }

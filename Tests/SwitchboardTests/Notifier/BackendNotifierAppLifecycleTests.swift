@@ -189,6 +189,25 @@ struct BackendNotifierAppLifecycleTests {
         }
     }
 
+    @Test("a monitor that reported nothing at start: its first report, a change of interface, checks the connection")
+    func firstReportChecks() async throws {
+        let verifying = VerifyingScriptedTransport(kind: .graphql)
+        try await run(.graphql, transport: verifying, scripted: verifying.base, path: nil, checkTimeout: .seconds(3)) { h in
+            let roles = await h.notifier.roleValues()
+            h.session.update(NotifierHarness.signedIn())
+            await h.waitForRole()
+            // The notifier has taken in the transport's connect (it reads its events apart from the paths).
+            while await h.notifier.currentConnectionState != .connected { try await Task.sleep(for: .milliseconds(1)) }
+            h.paths.update(.satisfied(.cellular))
+            let events = try await h.published(NetworkStatusChangedEvent.self, count: 1)
+            #expect(events.first?.previous == nil)
+            #expect(events.first?.reaction == .checkingConnection)
+            #expect(verifying.verifications == [.seconds(3)])
+            #expect(h.connects == 1)
+            withExtendedLifetime(roles) {}
+        }
+    }
+
     @Test("a path that starts lost holds the first connection until the path comes")
     func startsOffline() async throws {
         try await run(.appsync, path: .unsatisfied) { h in

@@ -38,7 +38,7 @@ struct ConnectionGateTests {
         #expect(resumptions == [.connect, .checkConnection])
     }
 
-    @Test("a lost path disconnects only a wanted connection; its return connects; other interfaces are checked")
+    @Test("a lost path disconnects only a wanted connection; its return connects; other interfaces, and a first report, are checked")
     func paths() {
         var gate = ConnectionGate()
         let wifi = NetworkPath.satisfied(.wifi)
@@ -57,6 +57,19 @@ struct ConnectionGateTests {
         let signedOut = ConnectionGate.Facts(signedIn: false, shutDown: false, switching: false)
         #expect(apply(.unsatisfied, signedOut) == PathStep(previous: wifi, change: .none))
         #expect(gate.pathLost)
+
+        // A monitor that knew no path at start: its first report while connected is checked.
+        var started = ConnectionGate()
+        started.start(on: nil)
+        var connected = signedIn
+        connected.connected = true
+        let (previous, change) = started.apply(.satisfied(.cellular), connected)
+        #expect(previous == nil && change == .checkConnection)
+        // One that knew the path: the same path again is nothing, a lost one at start holds the connection.
+        started.start(on: .unsatisfied)
+        #expect(!started.wantsConnection(signedIn))
+        let again = started.apply(.unsatisfied, signedIn)
+        #expect(again.previous == .unsatisfied && again.change == .none)
     }
 }
 

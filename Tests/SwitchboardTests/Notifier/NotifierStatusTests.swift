@@ -112,40 +112,80 @@ struct NotifierStatusTests {
     @Test("a stream whose consumer left is no longer requested; a refused subscription is requested but not established",
           arguments: [TransportKind.appsync, .graphql])
     func requestedAndRefused(kind: TransportKind) async throws {
-        let transport = ScriptedTransport(kind: kind, behavior: .automatic)
+        try await Self.following(kind, .automatic) { transport, notifier, status in
+            await status.waitUntil { $0.connectionState == .connected }
+
+            var probe = ObservationProbe { _ = status.streams }
+            do {
+                let role = await notifier.roleValues()
+                #expect(await probe.changed())
+                await status.waitUntil { $0.status(of: .role).isEstablished }
+                #expect(status.status(of: .role) == StreamStatus(isRequested: true, isEstablished: true))
+                probe = ObservationProbe { _ = status.streams }
+                withExtendedLifetime(role) {}
+            }
+            // The consumer released its stream.
+            #expect(await probe.changed())
+            await status.waitUntil { $0.streams[.role] == nil }
+
+            // A subscription the server refuses.
+            let plan = await notifier.planValues()
+            await transport.waitUntil { $0.established.count == 1 }
+            let key = try #require(transport.state.subscriptions.keys.first)
+            probe = ObservationProbe { _ = status.lastError }
+            transport.reject(key, message: "subscription limit reached")
+            #expect(await probe.changed())
+            #expect(status.lastError?.code == .subscriptionRejected)
+            await status.waitUntil { !$0.status(of: .plan).isEstablished }
+            #expect(status.status(of: .plan) == StreamStatus(isRequested: true, isEstablished: false))
+            withExtendedLifetime(plan) {}
+
+        }
+    }
+
+    @Test("an error stops being current when the notifier connects after it; one reported after the connect stays",
+          arguments: [TransportKind.appsync, .graphql])
+    func lastErrorClearsOnReconnect(kind: TransportKind) async throws {
+        try await Self.following(kind, .manual) { transport, notifier, status in
+            await transport.waitUntil { $0.identity != nil }
+            transport.emit(.connectionStateChanged(.connected))
+            await status.waitUntil { $0.connectionState == .connected }
+
+            // A keep-alive timeout drops the connection: the banner shows it while reconnecting.
+            let stall = SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 300 s")
+            transport.dropConnection(error: stall)
+            await status.waitUntil { $0.lastError == stall && $0.connectionState == .connecting(attempt: 1) }
+            #expect(status.lastError == stall)
+
+            // The reconnect succeeds: the error is no longer current.
+            transport.emit(.connectionStateChanged(.connected))
+            await status.waitUntil { $0.connectionState == .connected }
+            #expect(status.lastError == nil)
+
+            // An error after the connect stays, although the state is connected.
+            let later = SwitchboardError(code: .decodingFailed, message: "an event payload could not be decoded")
+            transport.emit(.error(later))
+            await status.waitUntil { $0.lastError != nil }
+            #expect(status.lastError == later)
+            #expect(status.connectionState == .connected)
+
+        }
+    }
+
+    /// Runs `body` with a signed-in notifier on a scripted transport and a model following it,
+    /// then shuts the notifier down.
+    static func following(
+        _ kind: TransportKind, _ behavior: ScriptedTransport.Behavior,
+        _ body: (ScriptedTransport, BackendNotifier, NotifierStatus) async throws -> Void
+    ) async throws {
+        let transport = ScriptedTransport(kind: kind, behavior: behavior)
         let session = SessionSource()
         let notifier = BackendNotifier(transport: transport, session: session)
         let running = Task { try await notifier.run() }
         let status = NotifierStatus()
         let following = Task { await status.follow(notifier) }
         session.update(NotifierHarness.signedIn())
-        await status.waitUntil { $0.connectionState == .connected }
-
-        var probe = ObservationProbe { _ = status.streams }
-        do {
-            let role = await notifier.roleValues()
-            #expect(await probe.changed())
-            await status.waitUntil { $0.status(of: .role).isEstablished }
-            #expect(status.status(of: .role) == StreamStatus(isRequested: true, isEstablished: true))
-            probe = ObservationProbe { _ = status.streams }
-            withExtendedLifetime(role) {}
-        }
-        // The consumer released its stream.
-        #expect(await probe.changed())
-        await status.waitUntil { $0.streams[.role] == nil }
-
-        // A subscription the server refuses.
-        let plan = await notifier.planValues()
-        await transport.waitUntil { $0.established.count == 1 }
-        let key = try #require(transport.state.subscriptions.keys.first)
-        probe = ObservationProbe { _ = status.lastError }
-        transport.reject(key, message: "subscription limit reached")
-        #expect(await probe.changed())
-        #expect(status.lastError?.code == .subscriptionRejected)
-        await status.waitUntil { !$0.status(of: .plan).isEstablished }
-        #expect(status.status(of: .plan) == StreamStatus(isRequested: true, isEstablished: false))
-        withExtendedLifetime(plan) {}
-
+        try await body(transport, notifier, status)
         await notifier.shutDown()
         await following.value
         _ = try await running.value

@@ -1,6 +1,5 @@
-import SwitchboardCore
-
-/// Runs `work` against a deadline on `clock`.
+/// Runs `work` against a deadline on `clock` (the socket engines' connect, upgrade and close
+/// deadlines).
 ///
 /// If `duration` passes first, or `work` fails, or the calling task is cancelled, `onTimeout`
 /// runs; it must make `work` end (for example by closing the channel `work` waits on), because
@@ -12,7 +11,7 @@ import SwitchboardCore
 ///   - onTimeout: Ends `work` early.
 ///   - work: The operation.
 /// - Returns: What `work` returned.
-func withDeadline<Value: Sendable>(
+package func withDeadline<Value: Sendable>(
     _ duration: Duration,
     on clock: any Clock<Duration>,
     timeoutError: SwitchboardError,
