@@ -75,6 +75,7 @@ let package = Package(
                 "SwitchboardCore",
                 "Switchboard",
                 "SwitchboardGraphQL",
+                "SwitchboardAppSync",
             ],
             swiftSettings: swiftSettings
         ),

@@ -88,7 +88,8 @@ public struct EventEnvelope: Hashable, Sendable {
     }
     /// When the transport received the frame.
     public var receivedAt: Date
-    /// The transport that received it.
+    /// Where it came from: the ``EventTransport/kind`` of the transport that received it, or
+    /// ``TransportKind/catchUp`` for an event read from the backend's log by a catch-up.
     public var transport: TransportKind
     /// The payload, parsed once by the transport that found the `eventType`s in it, so that the
     /// notifier decodes it without parsing again; nil when it was not parsed (or not parseable

@@ -20,7 +20,7 @@ struct TransportConformanceTests {
         }
     }
 
-    @Test("ScriptedTransport", arguments: TransportKind.allCases, Check.allCases)
+    @Test("ScriptedTransport", arguments: TransportKind.builtIn, Check.allCases)
     func scriptedTransport(_ kind: TransportKind, _ check: Check) async throws {
         // The double answers at once; a short deadline keeps its known gaps quick to fail.
         let suite = TransportConformance(harness: ScriptedTransportHarness(kind: kind), deadline: .seconds(2))
