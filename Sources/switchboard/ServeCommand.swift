@@ -117,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
                 console.out("  AppSync Events HTTP      \(endpoints.httpURL)")
                 console.out("  batch publish            \(endpoints.batchPublishURL)")
                 console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
+                console.out("  server-sent events       \(endpoints.serverSentEventsURL)")
                 console.out("  fault control            \(endpoints.controlURL)")
                 console.out("  auth host                \(endpoints.host)")
                 if let pem = endpoints.certificatePEM {
