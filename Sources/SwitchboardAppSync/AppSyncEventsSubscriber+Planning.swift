@@ -14,7 +14,8 @@ extension AppSyncEventsSubscriber {
         Self.plan(streams: streams, identity: identity, namespace: namespace)
     }
 
-    /// The plan of ``plan(streams:identity:namespace:)``, for code that plans without a transport.
+    /// The plan the instance method `plan(streams:identity:namespace:)` answers, for code that plans
+    /// without a transport (tests, wrappers, scripted transports).
     public static func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan {
         var byFamily: [String: [StreamAddress]] = [:]
         var channels: [String: Set<String>] = [:]

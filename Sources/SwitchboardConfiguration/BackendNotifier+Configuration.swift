@@ -9,7 +9,7 @@ extension BackendNotifier {
     /// Switches the transport whenever the configuration's transport setting changes, until the
     /// notifier shuts down or the calling task is cancelled.
     ///
-    /// It watches `key` with ``TransportSelection/watchTransport(config:key:defaultKind:updatesHandler:)``:
+    /// It watches `key` with ``TransportSelection/watchTransport(config:key:defaultKind:registered:updatesHandler:)``:
     /// the current value is applied at once (nothing happens when it names the active transport),
     /// then every change, one after another, with ``/Switchboard/BackendNotifier/switchTransport(to:)-(TransportSelection)``.
     /// A value that is not `graphql` or `appsync`, or a switch that fails, is reported on

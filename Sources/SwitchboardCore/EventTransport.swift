@@ -49,7 +49,7 @@ import struct Foundation.Date
 /// what the plan says. Each envelope names its ``EventEnvelope/eventTypes``, which route it to the
 /// streams its subscription serves, and the transport's ``kind`` as its origin.
 ///
-/// ``TransportConformance`` (in `SwitchboardTesting`) checks this contract point by point; see
+/// `TransportConformance` (in `SwitchboardTesting`) checks this contract point by point; see
 /// <doc:WritingATransport>.
 public protocol EventTransport: Sendable {
     /// Which protocol this transport speaks: the name it is registered and selected under, and the
