@@ -58,7 +58,9 @@ extension ServerSentEventsTransport {
                 closeConnection()
                 emit(.connectionStateChanged(.idle))
             case .subscribe(let key, let channel):
-                if let old = held[key]?.wireId { unsubscribeOnWire(old, in: &group) }
+                if let old = held[key], let wireId = old.wireId {
+                    if old.established { unsubscribeOnWire(wireId, in: &group) } else { orphans.insert(wireId) }
+                }
                 held[key] = Held(channel: channel)
                 if connectionId != nil { send(key, in: &group) }
             case .unsubscribe(let key):
@@ -145,6 +147,8 @@ extension ServerSentEventsTransport {
         ) async -> StreamOutcome {
             await withTaskCancellationHandler {
                 request.start()
+                // However it ended, the request and its session are done with.
+                defer { request.cancel() }
                 return await read(request, number: number, inputs: inputs, logger: logger)
             } onCancel: {
                 request.cancel()
