@@ -58,6 +58,9 @@ let package = Package(
                 .product(name: "Switchboard", package: "Switchboard"),
                 .product(name: "SwitchboardCore", package: "Switchboard"),
                 .product(name: "SwitchboardTesting", package: "Switchboard"),
+                // The parity test replays the main package's fixtures through the built-in transports.
+                .product(name: "SwitchboardAppSync", package: "Switchboard"),
+                .product(name: "SwitchboardGraphQL", package: "Switchboard"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
