@@ -262,8 +262,10 @@ extension ServerSentEventsTransport {
         private func key(of wireId: String) -> SubscriptionKey? { held.first { $0.value.wireId == wireId }?.key }
 
         private func violation(_ event: ServerSentEvent) {
-            emit(.error(SwitchboardError(
-                code: .protocolViolation, message: "malformed sse event \(event.name): \(event.data.prefix(200))")))
+            let error = SwitchboardError(
+                code: .protocolViolation, message: "malformed sse event \(event.name): \(event.data.prefix(200))")
+            logger.debug("sse event malformed", metadata: ["sse.error": "\(error)"])
+            emit(.error(error))
         }
 
         // MARK: Subscriptions on the wire
