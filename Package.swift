@@ -77,6 +77,7 @@ let package = Package(
                 "SwitchboardCore",
                 "Switchboard",
                 "SwitchboardGraphQL",
+                "SwitchboardAppSync",
             ],
             swiftSettings: swiftSettings
         ),

@@ -37,17 +37,17 @@ final class BackendEventsService: Sendable {
     /// - Throws: `invalidConfiguration` when the transport cannot be built.
     init(selection: TransportSelection, backend: Backend, show: @escaping AppUpdate.Show) throws {
         self.show = show
-        // Both transports are built in one factory; the selection picks one.
-        notifier = try BackendNotifier(selection: selection, factory: { kind in
-            switch kind {
-            case .appsync:
-                AppSyncEventsSubscriber(
-                    configuration: .init(realtimeURL: backend.appSyncRealtimeURL, authorization: backend.appSyncAuthorization),
-                    connector: NIOWebSocketConnector())
-            case .graphql:
-                GraphQLSubscriber(configuration: .init(url: backend.graphQLURL), connector: NIOWebSocketConnector())
-            }
-        }, session: session)
+        // Both transports are registered by name; the selection picks one (and a live switch another).
+        var transports = TransportRegistry()
+        transports.register(.appsync) {
+            AppSyncEventsSubscriber(
+                configuration: .init(realtimeURL: backend.appSyncRealtimeURL, authorization: backend.appSyncAuthorization),
+                connector: NIOWebSocketConnector())
+        }
+        transports.register(.graphql) {
+            GraphQLSubscriber(configuration: .init(url: backend.graphQLURL), connector: NIOWebSocketConnector())
+        }
+        notifier = try BackendNotifier(selection: selection, transports: transports, session: session)
     }
 
     /// The transport in use.

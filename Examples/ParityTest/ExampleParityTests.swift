@@ -42,7 +42,7 @@ enum ParityTransports {
                 configuration: .init(
                     realtimeURL: URL(string: "ws://\(host)/event/realtime")!, authorization: .apiKey(apiKey), clock: clock),
                 connector: connector)
-        case .graphql:
+        default:
             GraphQLSubscriber(
                 configuration: .init(url: URL(string: "ws://\(host)/graphql")!, wireProtocol: legacyDialect, clock: clock),
                 connector: connector)

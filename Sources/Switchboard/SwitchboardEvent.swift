@@ -27,7 +27,8 @@ public struct EventMetadata: Sendable, Hashable {
     public var eventId: String
     /// When the event was received (or created, for local events).
     public var receivedAt: Date
-    /// The transport that carried it; nil for events made inside the process.
+    /// The transport that carried it, ``/SwitchboardCore/TransportKind/catchUp`` for an event a
+    /// catch-up read from the backend's log; nil for events made inside the process.
     public var transport: TransportKind?
     /// The name of the stream it was routed to (for example `devicePresence`); nil for local events.
     public var stream: String?

@@ -1,9 +1,10 @@
 import Foundation
 import SwitchboardCore
 
-/// The resolved `transport = graphql | appsync` setting, and where it came from.
+/// The resolved `transport = <name>` setting (`graphql`, `appsync`, or the name of a transport the
+/// app registered), and where it came from.
 ///
-/// ``resolve(code:environment:configFile:defaultKind:)`` reads the setting with the precedence
+/// ``resolve(code:environment:configFile:defaultKind:registered:)`` reads the setting with the precedence
 /// code › environment › config file › default. Only the winning source is read: when code sets
 /// the transport, the environment and the file are not looked at. A source that *is* read and
 /// holds a bad value is an error, never a silent fall-back to the default.
@@ -14,7 +15,9 @@ import SwitchboardCore
 /// | environment | ``environmentVariable`` (`SWITCHBOARD_TRANSPORT`) | `SWITCHBOARD_TRANSPORT=graphql` |
 /// | config file | ``configFileKey`` (`transport`) in a JSON object | `{"transport": "graphql"}` |
 ///
-/// Values are `graphql` or `appsync`, case-insensitive, surrounding whitespace ignored.
+/// Values are the names of the registered transports (``/SwitchboardCore/TransportRegistry/kinds``;
+/// `graphql` and `appsync` when no list is given), case-insensitive, surrounding whitespace
+/// ignored. Another name is an error that lists the registered ones.
 public struct TransportSelection: Sendable, Equatable, CustomStringConvertible {
     /// Where a ``TransportSelection`` came from.
     public enum Source: Sendable, Equatable, CustomStringConvertible {
@@ -75,59 +78,65 @@ public struct TransportSelection: Sendable, Equatable, CustomStringConvertible {
     ///   - configFile: A JSON file whose top-level object may hold ``configFileKey``; other keys
     ///     are ignored.
     ///   - defaultKind: The transport when no source sets one.
+    ///   - registered: The names the environment and the file may select: the app's
+    ///     ``/SwitchboardCore/TransportRegistry/kinds``; the built-in `graphql` and `appsync` by default.
     /// - Returns: The selection and where it came from.
     /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when the
-    ///   environment variable or the file's `transport` is not an allowed value, or the file is
+    ///   environment variable or the file's `transport` is not a registered name, or the file is
     ///   missing, unreadable, not JSON, not a JSON object, or its `transport` is not a string. The
     ///   message names the variable or file and the problem.
     public static func resolve(
         code: TransportKind? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         configFile: URL? = nil,
-        defaultKind: TransportKind = .appsync
+        defaultKind: TransportKind = .appsync,
+        registered: [TransportKind] = TransportKind.builtIn
     ) throws -> TransportSelection {
         if let code {
             return TransportSelection(kind: code, source: .code)
         }
         if let value = environment[environmentVariable] {
             return TransportSelection(
-                kind: try parse(value, key: environmentVariable),
+                kind: try parse(value, key: environmentVariable, registered: registered),
                 source: .environment(variable: environmentVariable))
         }
-        if let configFile, let kind = try readConfigFile(configFile) {
+        if let configFile, let kind = try readConfigFile(configFile, registered: registered) {
             return TransportSelection(kind: kind, source: .configFile(path: configFile.path))
         }
         return TransportSelection(kind: defaultKind, source: .default)
     }
 
-    /// Parses a transport setting: `graphql` or `appsync`, case-insensitive, with surrounding
-    /// whitespace ignored.
+    /// Parses a transport setting: one of the registered names, case-insensitive, with
+    /// surrounding whitespace ignored.
     /// - Parameters:
     ///   - value: The raw setting.
     ///   - key: What the value was read from, for the error message (for example
     ///     `SWITCHBOARD_TRANSPORT`).
+    ///   - registered: The names that may be selected; the built-in `graphql` and `appsync` by default.
     /// - Returns: The transport kind.
     /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` for any
     ///   other value, including an empty one, for example
     ///   `invalid value "apsync" for SWITCHBOARD_TRANSPORT; allowed values: graphql, appsync`.
-    public static func parse(_ value: String, key: String) throws -> TransportKind {
-        try parseValue(value, key: key)
+    public static func parse(_ value: String, key: String, registered: [TransportKind] = TransportKind.builtIn) throws -> TransportKind {
+        try parseValue(value, key: key, registered: registered)
     }
 
-    /// ``parse(_:key:)`` with a typed error, for code in this package.
-    package static func parseValue(_ value: String, key: String) throws(SwitchboardError) -> TransportKind {
+    /// ``parse(_:key:registered:)`` with a typed error, for code in this package.
+    package static func parseValue(
+        _ value: String, key: String, registered: [TransportKind] = TransportKind.builtIn
+    ) throws(SwitchboardError) -> TransportKind {
         let normalised = value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard let kind = TransportKind(rawValue: normalised) else {
+        guard let kind = TransportKind(rawValue: normalised), registered.contains(kind) else {
             throw SwitchboardError(
                 code: .invalidConfiguration,
-                message: "invalid value \(value.debugDescription) for \(key); allowed values: \(allowedValues)")
+                message: "invalid value \(value.debugDescription) for \(key); allowed values: \(allowedValues(registered))")
         }
         return kind
     }
 
-    /// The allowed values, comma-separated: `graphql, appsync`.
-    package static var allowedValues: String {
-        TransportKind.allCases.map(\.rawValue).joined(separator: ", ")
+    /// The allowed values, comma-separated: `graphql, appsync` for the built-in kinds.
+    package static func allowedValues(_ registered: [TransportKind] = TransportKind.builtIn) -> String {
+        registered.isEmpty ? "none (no transport is registered)" : registered.map(\.rawValue).joined(separator: ", ")
     }
 }
 
@@ -135,7 +144,7 @@ public struct TransportSelection: Sendable, Equatable, CustomStringConvertible {
 
 extension TransportSelection {
     /// Reads ``configFileKey`` from a JSON config file; nil when the object has no such key.
-    private static func readConfigFile(_ url: URL) throws -> TransportKind? {
+    private static func readConfigFile(_ url: URL, registered: [TransportKind]) throws -> TransportKind? {
         let path = url.path
         func failure(_ problem: String, cause: (any Error & Sendable)? = nil) -> SwitchboardError {
             SwitchboardError(code: .invalidConfiguration, message: "config file \(path) \(problem)", cause: cause)
@@ -166,12 +175,12 @@ extension TransportSelection {
         case nil:
             return nil
         case .string(let value):
-            return try parse(value, key: "\(configFileKey) in config file \(path)")
+            return try parse(value, key: "\(configFileKey) in config file \(path)", registered: registered)
         case let other?:
             throw SwitchboardError(
                 code: .invalidConfiguration,
                 message: "\(configFileKey) in config file \(path) must be a string "
-                    + "(\(allowedValues)), not \(other.kindDescription)")
+                    + "(\(allowedValues(registered))), not \(other.kindDescription)")
         }
     }
 

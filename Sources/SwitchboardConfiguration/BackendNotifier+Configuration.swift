@@ -9,7 +9,7 @@ extension BackendNotifier {
     /// Switches the transport whenever the configuration's transport setting changes, until the
     /// notifier shuts down or the calling task is cancelled.
     ///
-    /// It watches `key` with ``TransportSelection/watchTransport(config:key:defaultKind:updatesHandler:)``:
+    /// It watches `key` with ``TransportSelection/watchTransport(config:key:defaultKind:registered:updatesHandler:)``:
     /// the current value is applied at once (nothing happens when it names the active transport),
     /// then every change, one after another, with ``/Switchboard/BackendNotifier/switchTransport(to:)-(TransportSelection)``.
     /// A value that is not `graphql` or `appsync`, or a switch that fails, is reported on
@@ -36,13 +36,17 @@ extension BackendNotifier {
     ///   - config: The reader to watch.
     ///   - key: The key to watch; `switchboard.transport` by default.
     ///   - defaultKind: The transport while no provider sets the key.
+    ///   - registered: The names that may be selected: the kinds of the
+    ///     ``/SwitchboardCore/TransportRegistry`` the notifier was made with; the built-in
+    ///     `graphql` and `appsync` by default.
     /// - Throws: What the providers' watch throws. Invalid values and failed switches are
     ///   reported, not thrown; it returns normally when the notifier shuts down or the task is
     ///   cancelled.
     public nonisolated func followTransport(
         config: ConfigReader,
         key: ConfigKey = TransportSelection.configurationKey,
-        defaultKind: TransportKind = .appsync
+        defaultKind: TransportKind = .appsync,
+        registered: [TransportKind] = TransportKind.builtIn
     ) async throws {
         // Finishes when the notifier shuts down (at once if it already has).
         let states = await connectionStates()
@@ -51,7 +55,9 @@ extension BackendNotifier {
                 for await _ in states {}
             }
             group.addTask {
-                try await TransportSelection.watchTransport(config: config, key: key, defaultKind: defaultKind) { updates in
+                try await TransportSelection.watchTransport(
+                    config: config, key: key, defaultKind: defaultKind, registered: registered
+                ) { updates in
                     for await update in updates {
                         guard try await self.follow(update) else { return }
                     }

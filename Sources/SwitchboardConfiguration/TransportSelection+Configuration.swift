@@ -31,16 +31,21 @@ extension TransportSelection {
     ///   - config: The reader to read from.
     ///   - key: The key to read; `switchboard.transport` by default.
     ///   - defaultKind: The transport when no provider sets the key.
+    ///   - registered: The names that may be selected: the app's
+    ///     ``/SwitchboardCore/TransportRegistry/kinds``; the built-in `graphql` and `appsync` by default.
     /// - Returns: The selection, with source ``/Switchboard/TransportSelection/Source/configuration(key:)``, or
     ///   ``/Switchboard/TransportSelection/Source/default``.
     /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration`` when the
-    ///   value is not `graphql` or `appsync`, or is not a string; the message names the key.
+    ///   value is not a registered name, or is not a string; the message names the key and lists
+    ///   the registered names.
     public static func resolve(
         config: ConfigReader,
         key: ConfigKey = TransportSelection.configurationKey,
-        defaultKind: TransportKind = .appsync
+        defaultKind: TransportKind = .appsync,
+        registered: [TransportKind] = TransportKind.builtIn
     ) throws -> TransportSelection {
-        try selection(for: config.string(forKey: key), config: config, key: key, defaultKind: defaultKind)
+        try selection(
+            for: config.string(forKey: key), config: config, key: key, defaultKind: defaultKind, registered: registered)
     }
 
     /// Watches the transport setting: `updatesHandler` receives the current selection at once,
@@ -63,6 +68,7 @@ extension TransportSelection {
     ///   - config: The reader to watch.
     ///   - key: The key to watch; `switchboard.transport` by default.
     ///   - defaultKind: The transport while no provider sets the key.
+    ///   - registered: The names that may be selected; the built-in `graphql` and `appsync` by default.
     ///   - updatesHandler: Receives the updates; the watch ends when it returns.
     /// - Returns: What `updatesHandler` returns.
     /// - Throws: What `updatesHandler` or the providers' watch throws. Invalid values are not
@@ -72,6 +78,7 @@ extension TransportSelection {
         config: ConfigReader,
         key: ConfigKey = TransportSelection.configurationKey,
         defaultKind: TransportKind = .appsync,
+        registered: [TransportKind] = TransportKind.builtIn,
         updatesHandler: (
             _ updates: ConfigUpdatesAsyncSequence<Result<TransportSelection, SwitchboardError>, Never>
         ) async throws -> Return
@@ -81,7 +88,8 @@ extension TransportSelection {
                 ConfigUpdatesAsyncSequence(
                     values.map { value in
                         Result { () throws(SwitchboardError) in
-                            try selection(for: value, config: config, key: key, defaultKind: defaultKind)
+                            try selection(
+                                for: value, config: config, key: key, defaultKind: defaultKind, registered: registered)
                         }
                     }))
         }
@@ -89,16 +97,16 @@ extension TransportSelection {
 
     /// Turns a string read (nil when missing or not a string) into a selection.
     private static func selection(
-        for value: String?, config: ConfigReader, key: ConfigKey, defaultKind: TransportKind
+        for value: String?, config: ConfigReader, key: ConfigKey, defaultKind: TransportKind, registered: [TransportKind]
     ) throws(SwitchboardError) -> TransportSelection {
         let source = Source.configuration(key: key.description)
         if let value {
-            return TransportSelection(kind: try parseValue(value, key: key.description), source: source)
+            return TransportSelection(kind: try parseValue(value, key: key.description, registered: registered), source: source)
         }
         if let type = nonStringType(config: config, key: key) {
             throw SwitchboardError(
                 code: .invalidConfiguration,
-                message: "invalid value for \(key.description): expected a string (\(allowedValues)), found \(type)")
+                message: "invalid value for \(key.description): expected a string (\(allowedValues(registered))), found \(type)")
         }
         return TransportSelection(kind: defaultKind, source: .default)
     }

@@ -88,7 +88,8 @@ public struct EventEnvelope: Hashable, Sendable {
     }
     /// When the transport received the frame.
     public var receivedAt: Date
-    /// The transport that received it.
+    /// Where it came from: the ``EventTransport/kind`` of the transport that received it, or
+    /// ``TransportKind/catchUp`` for an event read from the backend's log by a catch-up.
     public var transport: TransportKind
     /// The errors the server sent beside this event's data, in its words: a GraphQL result with
     /// both `data` and `errors` (a partial result, whose fields the errors name may be null).

@@ -1,6 +1,7 @@
 import struct Foundation.Date
 
-/// The one abstraction both transports implement.
+/// The one abstraction every transport implements: the two built in (`GraphQLSubscriber`,
+/// `AppSyncEventsSubscriber`) and any an app registers (``TransportRegistry``).
 ///
 /// A transport owns one logical connection at a time. Its owner drives it with commands
 /// (``connect(as:)``, ``subscribe(_:)``, ``unsubscribe(_:)``, ``disconnect()``,
@@ -39,11 +40,34 @@ import struct Foundation.Date
 /// waits only, such as a publish),
 /// ``SwitchboardError/Code/subscriptionRejected``, ``SwitchboardError/Code/protocolViolation``.
 /// ``subscribe(_:)`` throws ``SwitchboardError/Code/invalidChannel`` for a target that breaks the
-/// naming rules, ``SwitchboardError/Code/invalidConfiguration`` for a target of the other
-/// transport, and ``SwitchboardError/Code/shutDown`` after shutdown.
+/// naming rules, ``SwitchboardError/Code/invalidConfiguration`` for a target this transport
+/// does not speak (another transport's), and ``SwitchboardError/Code/shutDown`` after shutdown.
+///
+/// ## Addressing
+/// The owner never builds a transport's addresses itself: it asks the transport with
+/// ``plan(streams:identity:namespace:)`` how to cover the streams consumers want, and subscribes
+/// what the plan says. Each envelope names its ``EventEnvelope/eventTypes``, which route it to the
+/// streams its subscription serves, and the transport's ``kind`` as its origin.
+///
+/// `TransportConformance` (in `SwitchboardTesting`) checks this contract point by point; see
+/// <doc:WritingATransport>.
 public protocol EventTransport: Sendable {
-    /// Which protocol this transport speaks.
+    /// Which protocol this transport speaks: the name it is registered and selected under, and the
+    /// origin stamped on the envelopes it delivers.
     var kind: TransportKind { get }
+
+    /// The subscriptions that cover `streams` for `identity`, in this transport's terms.
+    ///
+    /// A pure function of its arguments (it neither reads state nor sends anything): the owner
+    /// calls it whenever the wanted streams, the identity or the transport change, and subscribes
+    /// and unsubscribes the difference.
+    /// - Parameters:
+    ///   - streams: The streams consumers want.
+    ///   - identity: Who the transport connects as; ids in addresses come from it.
+    ///   - namespace: The backend's channel namespace (`vortex-app` by default).
+    /// - Returns: The subscriptions, each with the streams it serves, and the streams that cannot
+    ///   be covered (a `userId` that breaks the channel naming rules, say) with the error to report.
+    func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan
 
     /// Everything the transport reports, in order. Iterate it from one task only.
     var events: TransportEvents { get }

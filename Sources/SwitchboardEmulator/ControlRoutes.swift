@@ -48,7 +48,8 @@ struct ControlRoutes {
             return HTTPPublishRoute.json(.ok, [:])
         }
         group.post("drop-events") { request, _ in
-            guard let raw = request.uri.queryParameters.get("transport"), let kind = TransportKind(rawValue: raw) else {
+            guard let raw = request.uri.queryParameters.get("transport"), let kind = TransportKind(rawValue: raw),
+                  TransportKind.builtIn.contains(kind) else {
                 throw HTTPError(.badRequest, message: "drop-events needs transport=graphql or transport=appsync")
             }
             let every = request.uri.queryParameters.get("every", as: Int.self) ?? 1

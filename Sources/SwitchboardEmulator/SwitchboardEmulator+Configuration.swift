@@ -120,6 +120,9 @@ extension SwitchboardEmulator {
         public var syncStreamURL: String { "\(webSocketScheme)://127.0.0.1:\(port)/v1/sync/stream" }
         /// The REST fallback's base URL, `http://127.0.0.1:<port>` (`GET /sync/pull` below it).
         public var syncBaseURL: String { "\(httpScheme)://127.0.0.1:\(port)" }
+        /// The server-sent events stream, `http://127.0.0.1:<port>/sse/v1/events` (`https://` with
+        /// TLS); subscriptions are added below it (see ``SwitchboardEmulator``).
+        public var serverSentEventsURL: String { "\(httpScheme)://127.0.0.1:\(port)\(ServerSentEventsRoutes.streamPath)" }
         /// The base of the control endpoints, `http://127.0.0.1:<port>/control`.
         public var controlURL: String { "\(httpScheme)://127.0.0.1:\(port)/control" }
 

@@ -9,7 +9,9 @@ import SwitchboardCore
 /// A local server that speaks the AWS AppSync Events protocol (WebSocket `/event/realtime` and
 /// HTTP `POST /event`, plus its own batch publish `POST /events`) and the legacy GraphQL
 /// subscriptions (WebSocket `/graphql`: `graphql-ws`, `graphql-transport-ws` and the AppSync
-/// GraphQL dialect) so Switchboard can be demonstrated and tested without a cloud account.
+/// GraphQL dialect) so Switchboard can be demonstrated and tested without a cloud account. The
+/// same events are also served as server-sent events (`GET /sse/v1/events`, see
+/// ``Endpoints/serverSentEventsURL``), for transports that do not speak WebSocket.
 ///
 /// It binds `127.0.0.1` only. Run it embedded in a test with
 /// ``withRunningEmulator(configuration:clock:_:)``:
@@ -27,6 +29,7 @@ public struct SwitchboardEmulator: Sendable {
     let bus: EventBus
     let registry = ConnectionRegistry()
     let faults = FaultState()
+    let serverSentEvents = ServerSentEventsStreams()
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
 
@@ -59,6 +62,10 @@ public struct SwitchboardEmulator: Sendable {
         let router = Router(context: EmulatorRequestContext.self)
         HTTPPublishRoute(configuration: configuration, bus: bus, now: now).register(on: router)
         ControlRoutes(emulator: self).register(on: router)
+        ServerSentEventsRoutes(
+            configuration: configuration, bus: bus, registry: registry, faults: faults, streams: serverSentEvents,
+            clock: clock, now: now
+        ).register(on: router)
         SyncRoutes(stream: SyncStreamDriver(
             configuration: configuration, log: bus.log, registry: registry, faults: faults, recorder: recorder, clock: clock,
             now: now)
@@ -109,7 +116,14 @@ public struct SwitchboardEmulator: Sendable {
             },
             logger: logger
         )
-        try await app.run()
+        // A server-sent events stream is a response that never ends by itself: end them all when
+        // the server is told to stop, or its graceful shutdown would wait for them.
+        let serverSentEvents = self.serverSentEvents
+        try await withTaskCancellationHandler {
+            try await app.run()
+        } onCancel: {
+            serverSentEvents.finishAll()
+        }
     }
 
     /// Publishes an event in process, as the backend would: every matching subscriber of every

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardAppSync
 import SwitchboardCore
 import SwitchboardGraphQL
 
@@ -20,7 +21,16 @@ import SwitchboardGraphQL
 /// Token fetching happens in ``run()``, as in the real transports. The default rules keep the
 /// double as simple as before: it connects at once without asking for a token, and acknowledges
 /// every subscription.
+///
+/// It plans and delivers as the transport of its ``kind`` would: `graphql` with the legacy root
+/// fields and results, any other kind with AppSync Events channels and payloads (or with the
+/// planner it is given).
 public final class ScriptedTransport: EventTransport {
+    /// Plans subscriptions, as ``/SwitchboardCore/EventTransport/plan(streams:identity:namespace:)``.
+    public typealias Planner = @Sendable (
+        _ streams: Set<StreamAddress>, _ identity: TransportIdentity, _ namespace: String
+    ) -> SubscriptionPlan
+
     /// A command the owner sent.
     public enum Command: Equatable, Sendable {
         case connect(userId: String, orgId: String)
@@ -97,6 +107,7 @@ public final class ScriptedTransport: EventTransport {
     private let continuation: TransportEvents.Continuation
     private let behavior: Behavior
     private let rules: ServerRules
+    private let planner: Planner
     private let observed = Observed(State())
     private let authorization = LockedValue(Authorization())
     private let connects: AsyncStream<PendingConnect>
@@ -110,11 +121,18 @@ public final class ScriptedTransport: EventTransport {
     ///     ``/SwitchboardCore/EventTransport/acknowledgesSubscriptions``: false plays a dialect without
     ///     per-subscription acknowledgements.
     ///   - rules: What the automatic server checks: tokens, refused subscriptions.
+    ///   - planner: How it plans subscriptions; by default as `GraphQLSubscriber` for `graphql`
+    ///     and as `AppSyncEventsSubscriber` for any other kind.
     public init(
         kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true,
-        rules: ServerRules = ServerRules()
+        rules: ServerRules = ServerRules(), planner: Planner? = nil
     ) {
         self.kind = kind
+        self.planner = planner ?? { streams, identity, namespace in
+            kind == .graphql
+                ? GraphQLSubscriber.plan(streams: streams, identity: identity)
+                : AppSyncEventsSubscriber.plan(streams: streams, identity: identity, namespace: namespace)
+        }
         self.acknowledgesSubscriptions = acknowledgesSubscriptions
         self.behavior = behavior
         self.rules = rules
@@ -131,6 +149,10 @@ public final class ScriptedTransport: EventTransport {
     }
 
     // MARK: EventTransport
+
+    public func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan {
+        planner(streams, identity, namespace)
+    }
 
     public func run() async throws {
         enum Start { case run, alreadyRunning, alreadyShutDown }
@@ -264,13 +286,12 @@ public final class ScriptedTransport: EventTransport {
     ///   - key: The subscription it arrives on.
     ///   - receivedAt: The receive time to stamp.
     public func deliver(_ payload: String, on key: SubscriptionKey, receivedAt: Date = Date()) {
-        switch kind {
-        case .appsync:
-            emit(.received(EventEnvelope(subscription: key, payload: Data(payload.utf8), receivedAt: receivedAt, transport: kind)))
-        case .graphql:
+        if kind == .graphql {
             guard case .event(let envelope) = LegacyResults.envelope(
                 from: Data(payload.utf8), subscription: key, receivedAt: receivedAt) else { return }
             emit(.received(envelope))
+        } else {
+            emit(.received(EventEnvelope(subscription: key, payload: Data(payload.utf8), receivedAt: receivedAt, transport: kind)))
         }
     }
 
@@ -351,10 +372,10 @@ public final class ScriptedTransport: EventTransport {
 
     private func validate(_ request: SubscriptionRequest) throws {
         if state.isShutDown { throw SwitchboardError(code: .shutDown, message: "the transport is shut down") }
-        switch (kind, request.target) {
-        case (.appsync, .channel(let channel)):
+        switch (kind == .graphql, request.target) {
+        case (false, .channel(let channel)):
             _ = try ChannelPath(channel, allowWildcard: true)
-        case (.graphql, .graphQL):
+        case (true, .graphQL):
             break
         default:
             throw SwitchboardError(

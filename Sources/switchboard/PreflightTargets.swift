@@ -1,5 +1,6 @@
 import Switchboard
 import SwitchboardCore
+import SwitchboardGraphQL
 
 /// What `check` subscribes to: every stream of the catalog at its own address on the selected
 /// transport, so one run covers any mix of streams an app's consumers may ask for.
@@ -24,23 +25,21 @@ struct PreflightTarget: Sendable, Equatable {
     ) throws -> [PreflightTarget] {
         let wanted = streams.map { Set($0.map(\.catalogID)) }
         return try StreamCatalog.all.filter { wanted?.contains($0.id) ?? true }.map { descriptor in
-            switch kind {
-            case .appsync:
-                let path = StreamCatalog.channel(descriptor.channel, namespace: namespace, userId: identity.userId)
-                let channel = try ChannelPath(path, allowWildcard: true).description
-                return PreflightTarget(
-                    stream: descriptor.id.rawValue,
-                    request: SubscriptionRequest(key: SubscriptionKey(channel), target: .channel(channel)),
-                    address: channel)
-            case .graphql:
-                let operation = descriptor.legacy.operation(for: identity)
+            if kind == .graphql, let legacy = LegacySubscription.covering(descriptor.address) {
+                let operation = legacy.operation(for: identity)
                 let arguments = operation.variables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-                let address = "\(descriptor.legacy.field)(\(arguments.joined(separator: ", ")))"
+                let address = "\(legacy.field)(\(arguments.joined(separator: ", ")))"
                 return PreflightTarget(
                     stream: descriptor.id.rawValue,
                     request: SubscriptionRequest(key: SubscriptionKey(address), target: .graphQL(operation)),
                     address: address)
             }
+            let path = StreamCatalog.channel(descriptor.channel, namespace: namespace, userId: identity.userId)
+            let channel = try ChannelPath(path, allowWildcard: true).description
+            return PreflightTarget(
+                stream: descriptor.id.rawValue,
+                request: SubscriptionRequest(key: SubscriptionKey(channel), target: .channel(channel)),
+                address: channel)
         }
     }
 }

@@ -86,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard keepAliveInterval > 0 else { throw ValidationError("--ka-interval must be positive") }
         if let latencyMilliseconds, latencyMilliseconds < 0 { throw ValidationError("--latency-ms must not be negative") }
         if let rejectAuth, rejectAuth < 1 { throw ValidationError("--reject-auth must be at least 1") }
-        if let dropEvents, TransportKind(rawValue: dropEvents) == nil {
+        if let dropEvents, !TransportKind.builtIn.contains(where: { $0.rawValue == dropEvents }) {
             throw ValidationError("--drop-events must be graphql or appsync")
         }
         if let connectionTimeoutMs, connectionTimeoutMs < 1 { throw ValidationError("--connection-timeout-ms must be at least 1") }
@@ -128,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
                 console.out("  AppSync Events HTTP      \(endpoints.httpURL)")
                 console.out("  batch publish            \(endpoints.batchPublishURL)")
                 console.out("  legacy GraphQL           \(endpoints.graphQLURL)")
+                console.out("  server-sent events       \(endpoints.serverSentEventsURL)")
                 console.out("  fault control            \(endpoints.controlURL)")
                 console.out("  auth host                \(endpoints.host)")
                 if let pem = endpoints.certificatePEM {

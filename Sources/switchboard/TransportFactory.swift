@@ -64,6 +64,10 @@ enum TransportFactory {
                 connector: connector)
         case .appsync:
             return try makeAppSync(endpoint: endpoint, authorization: authorization, reconnectPolicy: reconnectPolicy, connector: connector)
+        default:
+            throw SwitchboardError(
+                code: .invalidConfiguration,
+                message: "the CLI runs the built-in transports only (\(TransportKind.builtIn.map(\.rawValue).joined(separator: ", "))), not \(kind)")
         }
     }
 }

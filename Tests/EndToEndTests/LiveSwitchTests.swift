@@ -26,6 +26,7 @@ struct LiveSwitchTests {
                 switch kind {
                 case .graphql: try makeGraphQL(endpoints, connector, clock)
                 case .appsync: try makeAppSync(endpoints, connector, clock)
+                default: throw SwitchboardError(code: .invalidConfiguration, message: "no \(kind) transport in this test")
                 }
             }
             let seen = Observed<[String: [String]]>([:])

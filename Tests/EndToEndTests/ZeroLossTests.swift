@@ -33,6 +33,7 @@ struct ZeroLossTests {
                 switch kind {
                 case .graphql: try makeGraphQL(endpoints, connector, clock)
                 case .appsync: try makeAppSync(endpoints, connector, clock)
+                default: throw SwitchboardError(code: .invalidConfiguration, message: "no \(kind) transport in this test")
                 }
             }
             let received = Observed<[String]>([])

@@ -76,7 +76,7 @@ enum Conformance {
         switch kind {
         case .appsync:
             return .channel(channel(stream, userId: userId))
-        case .graphql:
+        default:
             let identity = TransportIdentity(userId: userId, orgId: orgId, tokens: .constant(""))
             return .graphQL(Self.stream(stream).legacy.operation(for: identity))
         }
@@ -93,7 +93,7 @@ enum Conformance {
     static func payload(_ kind: TransportKind, _ stream: TransportConformance.Stream, marker: String) -> String {
         switch kind {
         case .appsync: event(stream, marker: marker)
-        case .graphql: #"{"\#(Self.stream(stream).legacy.field)":{"\#(Self.stream(stream).field)":"\#(marker)"}}"#
+        default: #"{"\#(Self.stream(stream).legacy.field)":{"\#(Self.stream(stream).field)":"\#(marker)"}}"#
         }
     }
 

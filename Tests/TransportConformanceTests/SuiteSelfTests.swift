@@ -1,3 +1,4 @@
+import SwitchboardAppSync
 import SwitchboardCore
 import SwitchboardTesting
 import Testing
@@ -42,6 +43,10 @@ final class ForgetfulTransport: EventTransport {
             continuation.yield(event)
         }
         continuation.finish()
+    }
+
+    func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan {
+        base.plan(streams: streams, identity: identity, namespace: namespace)
     }
 
     func connect(as identity: TransportIdentity) { base.connect(as: identity) }
@@ -95,5 +100,49 @@ struct ConformanceSuiteSelfTests {
                 .connectAsNewIdentityReplacesConnection,
             ])
         }
+    }
+}
+
+/// A harness over scripted transports whose plans leave out one stream, for the planning check
+/// (which neither connects nor needs a server).
+struct GappyPlanHarness: TransportConformanceHarness {
+    struct NoServer: Error {}
+
+    func makeTransport() async throws -> any EventTransport {
+        ScriptedTransport(kind: "gappy") { streams, identity, namespace in
+            let served = streams.filter { $0.name != "archive" }
+            return AppSyncEventsSubscriber.plan(streams: served, identity: identity, namespace: namespace)
+        }
+    }
+
+    func identity(_ user: TransportConformance.User) -> TransportIdentity {
+        TransportIdentity(userId: "gappy-\(user.rawValue)", orgId: "o1", tokens: .constant("t"))
+    }
+
+    func target(_ stream: TransportConformance.Stream, for user: TransportConformance.User) -> SubscriptionRequest.Target {
+        .channel("vortex-app/user/gappy-\(user.rawValue)/\(stream == .first ? "roleChanged" : "archive/stateChanged")")
+    }
+
+    func rejectedTarget(for user: TransportConformance.User) -> SubscriptionRequest.Target {
+        .channel("vortex-app/user/someone-else/roleChanged")
+    }
+
+    func deliver(_ marker: String, on stream: TransportConformance.Stream, for user: TransportConformance.User) async throws {
+        throw NoServer()
+    }
+
+    func dropConnections() async throws { throw NoServer() }
+    func rejectCredentials(_ reject: Bool) async throws { throw NoServer() }
+}
+
+@Suite("The conformance suite's planning check")
+struct PlanningCheckSelfTests {
+    @Test("fails a transport whose plan leaves a stream neither served nor failed, and passes the same plan whole")
+    func catchesAGap() async throws {
+        let failure = await #expect(throws: TransportConformanceFailure.self) {
+            try await TransportConformance(harness: GappyPlanHarness()).run(.planCoversEveryStream)
+        }
+        #expect(failure?.description.contains("serves or fails each of them") == true)
+        try await TransportConformance(harness: ScriptedTransportHarness(kind: .appsync)).run(.planCoversEveryStream)
     }
 }

@@ -28,7 +28,7 @@ struct TransportConformanceTests {
         }
     }
 
-    @Test("ScriptedTransport", arguments: TransportKind.allCases, Check.allCases)
+    @Test("ScriptedTransport", arguments: TransportKind.builtIn, Check.allCases)
     func scriptedTransport(_ kind: TransportKind, _ check: Check) async throws {
         try await TransportConformance(harness: ScriptedTransportHarness(kind: kind)).run(check)
     }

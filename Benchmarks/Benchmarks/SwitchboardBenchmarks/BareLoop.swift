@@ -27,7 +27,7 @@ enum BareLoop {
                 try await outbound.write(text(
                     #"{"type":"subscribe","id":"bare-1","channel":"\#(ArchivePayload.channel)","authorization":{"host":"127.0.0.1","x-api-key":"\#(Rig.apiKey)"}}"#))
                 try await expect(&frames, "subscribe_success")
-            case .graphql:
+            default:
                 try await outbound.write(text(
                     #"{"type":"start","id":"bare-1","payload":{"query":"subscription { subscribeArchiveState(userId: \"\#(Rig.userId)\") { archiveId } }"}}"#))
             }
@@ -68,7 +68,7 @@ enum BareLoop {
         let (path, subprotocol) =
             switch kind {
             case .appsync: ("/event/realtime", "aws-appsync-event-ws")
-            case .graphql: ("/graphql", "graphql-ws")
+            default: ("/graphql", "graphql-ws")
             }
         let upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in

@@ -121,6 +121,10 @@ final class ObservedTransport: EventTransport {
         }
     }
 
+    func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan {
+        base.plan(streams: streams, identity: identity, namespace: namespace)
+    }
+
     func connect(as identity: TransportIdentity) { base.connect(as: identity) }
     func disconnect() { base.disconnect() }
     func subscribe(_ request: SubscriptionRequest) throws { try base.subscribe(request) }

@@ -38,7 +38,7 @@ enum Rig {
                     realtimeURL: URL(string: "ws://127.0.0.1:\(port)/event/realtime")!, host: "127.0.0.1:\(port)",
                     authorization: .apiKey(apiKey), reconnectPolicy: reconnect),
                 connector: connector)
-        case .graphql:
+        default:
             transport = GraphQLSubscriber(
                 configuration: .init(
                     url: URL(string: "ws://127.0.0.1:\(port)/graphql")!, reconnectPolicy: reconnect,

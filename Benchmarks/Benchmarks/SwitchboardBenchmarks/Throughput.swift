@@ -144,7 +144,7 @@ struct RawClient {
             url = URL(string: "ws://127.0.0.1:\(port)/event/realtime")!
             let header = #"{"host":"127.0.0.1:\#(port)","x-api-key":"\#(Rig.apiKey)"}"#
             subprotocols = ["aws-appsync-event-ws", "header-" + base64URL(header)]
-        case .graphql:
+        default:
             url = URL(string: "ws://127.0.0.1:\(port)/graphql")!
             subprotocols = ["graphql-ws"]
         }
@@ -165,7 +165,7 @@ struct RawClient {
             var frames = self.frames
             try await Self.expect(&frames, "subscribe_success")
             self = RawClient(kind: kind, connection: connection, frames: frames)
-        case .graphql:
+        default:
             try await connection.send(.text(
                 #"{"type":"start","id":"\#(id)","payload":{"query":"subscription { subscribeArchiveState(userId: \"\#(Rig.userId)\") { archiveId } }"}}"#))
         }

@@ -1,8 +1,10 @@
 import SwitchboardCore
 
-/// Every consumer stream, declared once: its AppSync channel and event types, its legacy GraphQL
-/// subscription and selection rule, and its typed model. Adding a stream is one entry here plus
-/// its ``BackendNotifier`` method.
+/// Every consumer stream, declared once: its channel and event types (contract.md §3) and its
+/// typed model. How a transport covers a stream (an AppSync channel, a legacy GraphQL root field)
+/// is the transport's own business (``EventTransport/plan(streams:identity:namespace:)``), read
+/// from the stream's ``StreamDescriptor/address``. Adding a stream is one entry here plus its
+/// ``BackendNotifier`` method.
 package enum StreamCatalog {
     package static let device: StreamID = "device"
     package static let devicePresence: StreamID = "devicePresence"
@@ -19,54 +21,43 @@ package enum StreamCatalog {
     package static let all: [StreamDescriptor] = [
         StreamDescriptor(
             id: device, family: "device", channel: "device/*",
-            eventTypes: ["device/presenceChanged", "device/recordingStateChanged", "device/firmwareUpdated"],
-            legacy: .deviceState, outputType: DeviceStateOutput.self),
+            eventTypes: ["device/presenceChanged", "device/recordingStateChanged", "device/firmwareUpdated"], outputType: DeviceStateOutput.self),
         StreamDescriptor(
             id: devicePresence, family: "device", channel: "device/presenceChanged",
             eventTypes: ["device/presenceChanged"],
-            legacy: .deviceState,
             outputType: DevicePresenceOutput.self),
         StreamDescriptor(
             id: deviceRecording, family: "device", channel: "device/recordingStateChanged",
             eventTypes: ["device/recordingStateChanged"],
-            legacy: .deviceState,
             outputType: DeviceRecordingOutput.self),
         StreamDescriptor(
             id: deviceFirmware, family: "device", channel: "device/firmwareUpdated",
             eventTypes: ["device/firmwareUpdated"],
-            legacy: .deviceState,
             outputType: DeviceFirmwareOutput.self),
         StreamDescriptor(
             id: archive, family: nil, channel: "archive/stateChanged",
-            eventTypes: ["archive/stateChanged"],
-            legacy: .archiveState, outputType: ArchiveStateOutput.self),
+            eventTypes: ["archive/stateChanged"], outputType: ArchiveStateOutput.self),
         StreamDescriptor(
             id: organization, family: "organization", channel: "organization/*",
-            eventTypes: ["organization/licensePhaseChanged", "organization/planChanged", "organization/aiSettingsChanged"],
-            legacy: .organizationState, outputType: OrganizationStateOutput.self),
+            eventTypes: ["organization/licensePhaseChanged", "organization/planChanged", "organization/aiSettingsChanged"], outputType: OrganizationStateOutput.self),
         StreamDescriptor(
             id: license, family: "organization", channel: "organization/licensePhaseChanged",
             eventTypes: ["organization/licensePhaseChanged"],
-            legacy: .organizationState,
             outputType: LicenseStateOutput.self),
         StreamDescriptor(
             id: plan, family: "organization", channel: "organization/planChanged",
             eventTypes: ["organization/planChanged"],
-            legacy: .organizationState,
             outputType: PlanStateOutput.self),
         StreamDescriptor(
             id: aiSettings, family: "organization", channel: "organization/aiSettingsChanged",
             eventTypes: ["organization/aiSettingsChanged"],
-            legacy: .organizationState,
             outputType: AISettingsOutput.self),
         StreamDescriptor(
             id: role, family: nil, channel: "roleChanged",
-            eventTypes: ["user/roleChanged"],
-            legacy: .roleChange, outputType: RoleChangeOutput.self),
+            eventTypes: ["user/roleChanged"], outputType: RoleChangeOutput.self),
         StreamDescriptor(
             id: tokenRevoke, family: nil, channel: "tokenRevoked",
-            eventTypes: ["user/tokenRevoked"],
-            legacy: .userTokenRevoke, outputType: UserTokenRevokeOutput.self),
+            eventTypes: ["user/tokenRevoked"], outputType: UserTokenRevokeOutput.self),
     ]
 
     private static let byID: [StreamID: StreamDescriptor] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
@@ -92,8 +83,8 @@ package enum StreamCatalog {
         byType[ObjectIdentifier(type)]
     }
 
-    /// The AppSync channel of a stream (or of a family wildcard) for one user.
+    /// The channel of a stream (or of a family wildcard) for one user.
     package static func channel(_ relative: String, namespace: String, userId: String) -> String {
-        "\(namespace)/user/\(userId)/\(relative)"
+        StreamAddress.channelPath(relative, namespace: namespace, userId: userId)
     }
 }

@@ -22,7 +22,8 @@ package struct StreamID: RawRepresentable, Hashable, Sendable, Comparable, Expre
     package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Where one consumer stream lives on both transports, declared once in ``StreamCatalog``.
+/// One consumer stream, declared once in ``StreamCatalog``: where it lives on the backend and what
+/// it yields. Transports read its ``address`` to plan their subscriptions.
 package struct StreamDescriptor: Sendable {
     /// The stream's name; it appears in ``EventMetadata/stream``.
     package let id: StreamID
@@ -33,27 +34,28 @@ package struct StreamDescriptor: Sendable {
     package let channel: String
     /// The AppSync `eventType`s routed to this stream.
     package let eventTypes: Set<String>
-    /// The legacy GraphQL subscription that carries this stream's events.
-    package let legacy: LegacySubscription
     /// The typed model the stream yields.
     package let outputType: any CatalogEvent.Type
 
     /// True for a merged stream, which covers its whole family.
     package var isMerged: Bool { channel.hasSuffix("/*") }
 
+    /// The stream as transports plan for it.
+    package var address: StreamAddress {
+        StreamAddress(name: id.rawValue, family: family, channel: channel, eventTypes: eventTypes)
+    }
+
     package init(
         id: StreamID,
         family: String?,
         channel: String,
         eventTypes: Set<String>,
-        legacy: LegacySubscription,
         outputType: any CatalogEvent.Type
     ) {
         self.id = id
         self.family = family
         self.channel = channel
         self.eventTypes = eventTypes
-        self.legacy = legacy
         self.outputType = outputType
     }
 }

@@ -1,5 +1,17 @@
 import SwitchboardCore
 
+/// One subscription the notifier wants the transport to hold, and the streams it serves: an entry
+/// of the transport's ``/SwitchboardCore/SubscriptionPlan`` in the notifier's terms.
+package struct PlannedSubscription: Equatable, Sendable {
+    package var request: SubscriptionRequest
+    package var serves: Set<StreamID>
+
+    package init(request: SubscriptionRequest, serves: Set<StreamID>) {
+        self.request = request
+        self.serves = serves
+    }
+}
+
 /// The subscriptions the notifier holds in its transport, and which one serves each stream.
 ///
 /// A pure value: inputs are facts (a new plan, an acknowledgement, a rejection, a lost

@@ -181,7 +181,7 @@ struct CatchUpControl {
     ) -> [(envelope: EventEnvelope, eventId: String, loggedAt: Date)] {
         let prefix = "\(namespace)/user/\(userId)/"
         return events.filter { $0.channel.hasPrefix(prefix) }.map { event in
-            (EventEnvelope(subscription: "catch-up", payload: Data(event.event.utf8), receivedAt: now, transport: .appsync),
+            (EventEnvelope(subscription: "catch-up", payload: Data(event.event.utf8), receivedAt: now, transport: .catchUp),
              event.id, event.publishedAt)
         }
     }

@@ -67,7 +67,7 @@ extension BackendNotifier {
     func reconcile() {
         guard let identity = session.identity, lifecycle != .shutDown, !switching.isPending else { return }
         let (failures, commands) = subscriptions.replan(
-            for: Set(consumers.values.map(\.stream)), kind: transportKind, identity: identity,
+            for: Set(consumers.values.map(\.stream)), on: transport, identity: identity,
             namespace: configuration.namespace)
         for failure in failures { report(failure.error, stream: failure.stream) }
         send(commands)

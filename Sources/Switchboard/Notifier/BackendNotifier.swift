@@ -126,6 +126,7 @@ public actor BackendNotifier {
     ///     switch kind {
     ///     case .graphql: GraphQLSubscriber(configuration: graphQL, connector: connector)
     ///     case .appsync: AppSyncEventsSubscriber(configuration: appSync, connector: connector)
+    ///     default: throw SwitchboardError(code: .invalidConfiguration, message: "no \(kind) transport")
     ///     }
     /// }
     /// ```
@@ -178,12 +179,7 @@ public actor BackendNotifier {
         filter: (any EventFilter)? = nil,
         logger: Logger = Logger(label: "switchboard.notifier", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
-        let transport = try factory(selection.kind)
-        guard transport.kind == selection.kind else {
-            throw SwitchboardError(
-                code: .invalidConfiguration,
-                message: "the factory made a \(transport.kind) transport for transport = \(selection.kind)")
-        }
+        let transport = try selection.kind.expecting(try factory(selection.kind), from: "the factory")
         self.init(transport: transport, session: session, configuration: configuration, broker: broker,
                   filter: filter, logger: logger)
     }

@@ -13,18 +13,38 @@ struct SubscriptionBook {
     /// The subscriptions the plan wants that the server has not acknowledged yet.
     var unacknowledged: [SubscriptionTable.Entry] { table.entries.values.filter { !$0.retiring && !$0.established } }
 
-    /// Plans the fewest subscriptions that serve `wanted` for the identity on a transport of
-    /// `kind`. Returns the streams that cannot be subscribed and were not reported before, in
-    /// stream order, and the commands that bring the table in line with the plan.
+    /// Asks `transport` for the subscriptions that serve `wanted` for the identity. Returns the
+    /// streams that cannot be subscribed and were not reported before, in stream order, and the
+    /// commands that bring the table in line with the plan.
+    ///
+    /// A plan that names a stream nobody asked for is read without it; a wanted stream the plan
+    /// neither serves nor fails is reported as ``/SwitchboardCore/SwitchboardError/Code/invalidConfiguration``,
+    /// so a transport's gap never passes silently.
     mutating func replan(
-        for wanted: Set<StreamID>, kind: TransportKind, identity: TransportIdentity, namespace: String
+        for wanted: Set<StreamID>, on transport: any EventTransport, identity: TransportIdentity, namespace: String
     ) -> (failures: [(stream: StreamID, error: SwitchboardError)], commands: [SubscriptionTable.Command]) {
-        let plan = SubscriptionPlanner.plan(for: wanted, kind: kind, identity: identity, namespace: namespace)
+        let plan = transport.plan(
+            streams: Set(wanted.map { StreamCatalog.descriptor($0).address }), identity: identity, namespace: namespace)
+        var planned: [SubscriptionKey: PlannedSubscription] = [:]
+        var served: Set<StreamID> = []
+        for (key, subscription) in plan.subscriptions {
+            let serves = Set(subscription.serves.map(StreamID.init(rawValue:))).intersection(wanted)
+            guard !serves.isEmpty else { continue }
+            served.formUnion(serves)
+            planned[key] = PlannedSubscription(request: subscription.request, serves: serves)
+        }
+        var problems: [StreamID: SwitchboardError] = [:]
+        for (name, error) in plan.failures { problems[StreamID(rawValue: name)] = error }
+        for stream in wanted where !served.contains(stream) && problems[stream] == nil {
+            problems[stream] = SwitchboardError(
+                code: .invalidConfiguration, message: "the \(transport.kind) transport's plan does not cover the stream \(stream)")
+        }
         var failures: [(stream: StreamID, error: SwitchboardError)] = []
-        for (stream, error) in plan.failures.sorted(by: { $0.key < $1.key }) where reportedFailures.insert(stream).inserted {
+        for (stream, error) in problems.sorted(by: { $0.key < $1.key })
+        where wanted.contains(stream) && reportedFailures.insert(stream).inserted {
             failures.append((stream, error))
         }
-        return (failures, table.apply(plan.subscriptions))
+        return (failures, table.apply(planned))
     }
 
     /// Planning failures are reported again from now on (a new sign-in, a new transport).

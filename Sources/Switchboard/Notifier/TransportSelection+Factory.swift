@@ -7,16 +7,12 @@ extension TransportSelection {
         let transport: any EventTransport
         do {
             transport = try factory(kind)
+        } catch let error as SwitchboardError where error.code == .invalidConfiguration {
+            throw error
         } catch {
             throw SwitchboardError(
                 code: .invalidConfiguration, message: "could not make the transport for \(self): \(error)", cause: error)
         }
-        guard transport.kind == kind else {
-            transport.shutDown()
-            throw SwitchboardError(
-                code: .invalidConfiguration,
-                message: "the factory made a \(transport.kind) transport for transport = \(kind)")
-        }
-        return transport
+        return try kind.expecting(transport, from: "the factory")
     }
 }

@@ -1,3 +1,4 @@
+import Switchboard
 import SwitchboardCore
 
 extension TransportConformance.Session {
@@ -11,6 +12,7 @@ extension TransportConformance.Session {
         case .eventsFinishAfterShutDown: try await eventsFinishAfterShutDown(&group)
         case .subscribeAfterShutDownThrows: try await subscribeAfterShutDownThrows(&group)
         case .invalidTargetsThrow: try invalidTargetsThrow()
+        case .planCoversEveryStream: try planCoversEveryStream()
         case .connectReportsConnectingThenConnected: try await connectReportsConnectingThenConnected(&group)
         case .connectFetchesFreshTokens: try await connectFetchesFreshTokens(&group)
         case .subscribeEstablishesThenDelivers: try await subscribeEstablishesThenDelivers(&group)
@@ -118,22 +120,70 @@ extension TransportConformance.Session {
         try expectThrow(.shutDown, "subscribe() after shutDown()") { try transport.subscribe(request) }
     }
 
+    /// What the transport subscribes to is read from the harness's own target: a transport that
+    /// subscribes to channels must check them; one that subscribes to GraphQL operations must refuse
+    /// a channel.
     private func invalidTargetsThrow() throws {
         let channel = "vortex-app/user/u1/roleChanged"
         let operation = GraphQLOperation(query: "subscription { subscribeRoleChange(userId: \"u1\") { reason } }")
-        switch transport.kind {
-        case .appsync:
+        switch harness.target(.first, for: .first) {
+        case .channel:
             for invalid in ["", "vortex-app/user/not valid/x", "a/b/c/d/e/f", "vortex-app/user_1/x"] {
                 try expectThrow(.invalidChannel, "subscribe() to the channel \"\(invalid)\"") {
                     try transport.subscribe(SubscriptionRequest(key: "invalid", target: .channel(invalid)))
                 }
             }
-            try expectThrow(.invalidConfiguration, "subscribe() to a GraphQL operation on an AppSync transport") {
+            try expectThrow(.invalidConfiguration, "subscribe() to a GraphQL operation on a \(transport.kind) transport") {
                 try transport.subscribe(SubscriptionRequest(key: "other-kind", target: .graphQL(operation)))
             }
-        case .graphql:
-            try expectThrow(.invalidConfiguration, "subscribe() to a channel on a GraphQL transport") {
+        case .graphQL:
+            try expectThrow(.invalidConfiguration, "subscribe() to a channel on a \(transport.kind) transport") {
                 try transport.subscribe(SubscriptionRequest(key: "other-kind", target: .channel(channel)))
+            }
+        }
+    }
+
+    /// Plans the catalog's streams (all of them, one alone, and a family with its merged stream)
+    /// for the first user and subscribes each plan's requests before connecting.
+    private func planCoversEveryStream() throws {
+        let identity = harness.identity(.first)
+        let all = Set(StreamCatalog.all.map(\.address))
+        let sets: [Set<StreamAddress>] = [
+            all, Set(all.filter { $0.name == "devicePresence" }), Set(all.filter { $0.family == "device" }),
+        ]
+        for streams in sets {
+            let plan = transport.plan(streams: streams, identity: identity, namespace: "vortex-app")
+            let names = "the streams \(streams.sorted().map(\.name).joined(separator: ", "))"
+            guard transport.plan(streams: streams, identity: identity, namespace: "vortex-app") == plan else {
+                throw failure(expected: "the same plan twice for \(names)", observed: "two different plans")
+            }
+            var served: Set<String> = []
+            for (key, subscription) in plan.subscriptions {
+                guard subscription.request.key == key else {
+                    throw failure(expected: "each planned request under its own key", observed: "\(subscription.request.key) under \(key)")
+                }
+                served.formUnion(subscription.serves)
+            }
+            let wanted = Set(streams.map(\.name))
+            let covered = served.union(plan.failures.keys)
+            guard covered == wanted else {
+                throw failure(
+                    expected: "a plan for \(names) that serves or fails each of them and no other",
+                    observed: "it covers \(covered.sorted().joined(separator: ", "))")
+            }
+            guard plan.failures.isEmpty else {
+                throw failure(
+                    expected: "no failure for \(names) of \(identity)",
+                    observed: "\(plan.failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })")
+            }
+            for key in plan.subscriptions.keys.sorted() {
+                guard let request = plan.subscriptions[key]?.request else { continue }
+                do {
+                    try transport.subscribe(request)
+                } catch {
+                    throw failure(expected: "subscribe() to accept the planned \(request.target)", observed: "it threw \(error)")
+                }
+                transport.unsubscribe(key)
             }
         }
     }

@@ -90,8 +90,10 @@ extension TransportConformance {
         case eventsFinishAfterShutDown
         /// Shuts down a connected transport; `subscribe(_:)` must then throw `shutDown`.
         case subscribeAfterShutDownThrows
-        /// Subscribes to malformed channels (AppSync Events) and to a target of the other transport.
+        /// Subscribes to malformed channels (a channel-addressed transport) and to a target of another transport.
         case invalidTargetsThrow
+        /// Plans every catalog stream, twice, then subscribes what the plan says before connecting.
+        case planCoversEveryStream
         /// Connects; the states must be `connecting(attempt: 1)`, then `connected`.
         case connectReportsConnectingThenConnected
         /// Connects, has the server drop the connection, then connects as the second user, counting token fetches.
@@ -135,7 +137,9 @@ extension TransportConformance {
             case .subscribeAfterShutDownThrows:
                 "subscribe() throws shutDown after shutDown()"
             case .invalidTargetsThrow:
-                "subscribe() throws invalidChannel for a channel that breaks the naming rules and invalidConfiguration for a target of the other transport"
+                "subscribe() throws invalidChannel for a channel that breaks the naming rules and invalidConfiguration for a target of another transport"
+            case .planCoversEveryStream:
+                "plan(streams:identity:namespace:) serves or fails every stream it is given and no other, gives the same plan twice, and subscribe() accepts every request it plans"
             case .connectReportsConnectingThenConnected:
                 "connect(as:) reports connecting(attempt: 1), then connected"
             case .connectFetchesFreshTokens:

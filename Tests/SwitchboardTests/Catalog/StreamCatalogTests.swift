@@ -4,7 +4,8 @@ import Testing
 
 @Suite("Stream catalog")
 struct StreamCatalogTests {
-    /// contract.md §3 and §4: stream, channel below `vortex-app/user/{userId}/`, eventTypes, legacy field.
+    /// contract.md §3 and §4: stream, channel below `vortex-app/user/{userId}/`, eventTypes, legacy
+    /// field (which SwitchboardGraphQLTests' planning tests check against `GraphQLSubscriber.plan`).
     static let contract: [(StreamID, String, Set<String>, String)] = [
         ("devicePresence", "device/presenceChanged", ["device/presenceChanged"], "subscribeDeviceState"),
         ("deviceRecording", "device/recordingStateChanged", ["device/recordingStateChanged"], "subscribeDeviceState"),
@@ -34,7 +35,6 @@ struct StreamCatalogTests {
         let descriptor = StreamCatalog.descriptor(expected.0)
         #expect(descriptor.channel == expected.1)
         #expect(descriptor.eventTypes == expected.2)
-        #expect(descriptor.legacy.field == expected.3)
         let channel = StreamCatalog.channel(descriptor.channel, namespace: "vortex-app", userId: "user-1")
         #expect(throws: Never.self) { try ChannelPath(channel, allowWildcard: true) }
     }
@@ -45,32 +45,6 @@ struct StreamCatalogTests {
             let members = StreamCatalog.all.filter { $0.family == merged.family && !$0.isMerged }
             #expect(members.count == 3)
             #expect(merged.eventTypes == Set(members.flatMap(\.eventTypes)))
-            #expect(members.allSatisfy { $0.legacy == merged.legacy })
         }
-    }
-
-    /// Every field of the legacy result types (contract.md §4).
-    static let legacyFields: [String: [String]] = [
-        "subscribeDeviceState": ["deviceGroupID", "orgId", "thingName", "derivant", "mac", "online", "recording", "fwUpdateState"],
-        "subscribeOrganizationState": ["orgId", "licensePhase", "isFreePlan", "AIControlSetting", "uuid", "termsAgreement", "options", "key", "enabled"],
-        "subscribeArchiveState": ["deviceGroupID", "orgId", "thingName", "derivant", "mac", "archiveId", "status", "videoLength",
-                                  "videoSize", "cloudSize", "hasH265", "createdAt"],
-        "subscribeRoleChange": ["reason"],
-        "subscribeUserTokenRevoke": ["userId", "revokedAt", "reason", "requestId"],
-    ]
-
-    @Test("legacy documents select every field of their result type", arguments: LegacySubscription.all.map(\.field))
-    func legacyDocument(field: String) throws {
-        let legacy = try #require(LegacySubscription.all.first { $0.field == field })
-        let document = legacy.document
-        let selected = Set(document.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
-        for name in try #require(Self.legacyFields[field]) {
-            #expect(selected.contains(name), "\(field) does not select \(name)")
-        }
-        #expect(document.hasPrefix("subscription "))
-        let identity = TransportIdentity(userId: "u1", orgId: "o1", tokens: .constant("t"))
-        let operation = legacy.operation(for: identity)
-        #expect(operation.variables == [legacy.argument.rawValue: legacy.argument == .userId ? "u1" : "o1"])
-        #expect(document.contains("$\(legacy.argument.rawValue): ID!"))
     }
 }

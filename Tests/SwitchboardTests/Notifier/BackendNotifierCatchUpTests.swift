@@ -127,7 +127,7 @@ struct BackendNotifierCatchUpTests {
             guard !missed else { return }
             switch transport.kind {
             case .appsync: transport.deliver(payload, on: SubscriptionKey(BackendNotifierCatchUpTests.roleChannel))
-            case .graphql: transport.deliver(#"{"subscribeRoleChange":{"reason":"\#(reason)"}}"#, on: "graphql/subscribeRoleChange")
+            default: transport.deliver(#"{"subscribeRoleChange":{"reason":"\#(reason)"}}"#, on: "graphql/subscribeRoleChange")
             }
         }
     }

@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardTesting
 import Testing
 
 @testable import Switchboard
@@ -189,13 +190,13 @@ struct SubscriptionBookTests {
     func failuresOnce() {
         var book = SubscriptionBook()
         let bad = TransportIdentity(userId: "not a valid/user", orgId: "o1", tokens: TokenProvider { _ in "t" })
-        let first = book.replan(for: [StreamCatalog.role], kind: .appsync, identity: bad, namespace: "ns")
+        let first = book.replan(for: [StreamCatalog.role], on: ScriptedTransport(kind: .appsync), identity: bad, namespace: "ns")
         #expect(first.failures.map(\.stream) == [StreamCatalog.role])
         #expect(first.commands.isEmpty)
-        let second = book.replan(for: [StreamCatalog.role], kind: .appsync, identity: bad, namespace: "ns")
+        let second = book.replan(for: [StreamCatalog.role], on: ScriptedTransport(kind: .appsync), identity: bad, namespace: "ns")
         #expect(second.failures.isEmpty)
         book.forgetReportedFailures()
-        let third = book.replan(for: [StreamCatalog.role], kind: .appsync, identity: bad, namespace: "ns")
+        let third = book.replan(for: [StreamCatalog.role], on: ScriptedTransport(kind: .appsync), identity: bad, namespace: "ns")
         #expect(third.failures.count == 1)
     }
 
@@ -203,7 +204,7 @@ struct SubscriptionBookTests {
     func unacknowledged() {
         var book = SubscriptionBook()
         let identity = TransportIdentity(userId: "u1", orgId: "o1", tokens: TokenProvider { _ in "t" })
-        let planned = book.replan(for: [StreamCatalog.role], kind: .appsync, identity: identity, namespace: "ns")
+        let planned = book.replan(for: [StreamCatalog.role], on: ScriptedTransport(kind: .appsync), identity: identity, namespace: "ns")
         #expect(planned.failures.isEmpty)
         guard case .subscribe(let request) = planned.commands.first else {
             Issue.record("expected a subscribe, got \(planned.commands)")

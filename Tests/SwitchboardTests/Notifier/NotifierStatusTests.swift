@@ -46,7 +46,7 @@ struct NotifierStatusTests {
     static func presencePayload(_ kind: TransportKind) -> String {
         switch kind {
         case .appsync: AppSyncPayload.presence("cam-1", online: true)
-        case .graphql: GraphQLPayload.deviceState("cam-1", fields: #""online":true"#)
+        default: GraphQLPayload.deviceState("cam-1", fields: #""online":true"#)
         }
     }
 

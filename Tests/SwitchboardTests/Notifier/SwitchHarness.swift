@@ -51,6 +51,10 @@ final class ProbedTransport: EventTransport {
         scripted.connect(as: identity)
     }
 
+    func plan(streams: Set<StreamAddress>, identity: TransportIdentity, namespace: String) -> SubscriptionPlan {
+        scripted.plan(streams: streams, identity: identity, namespace: namespace)
+    }
+
     func disconnect() { scripted.disconnect() }
     func subscribe(_ request: SubscriptionRequest) throws { try scripted.subscribe(request) }
     func unsubscribe(_ key: SubscriptionKey) { scripted.unsubscribe(key) }

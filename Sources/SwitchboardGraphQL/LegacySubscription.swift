@@ -55,4 +55,16 @@ package struct LegacySubscription: Hashable, Sendable {
 
     /// All five, in schema order.
     package static let all: [LegacySubscription] = [deviceState, organizationState, archiveState, roleChange, userTokenRevoke]
+
+    /// The contract `eventType`s this subscription's results carry (``LegacyResults`` names them).
+    package var eventTypes: Set<String> {
+        guard let root = LegacyResults.schema[field] else { return [] }
+        return Set(root.changes.map(\.eventType) + (root.always.map { [$0] } ?? []))
+    }
+
+    /// The subscription whose results carry every `eventType` of `stream`; nil when none does (a
+    /// stream the legacy schema has no subscription for).
+    package static func covering(_ stream: StreamAddress) -> LegacySubscription? {
+        all.first { !stream.eventTypes.isEmpty && stream.eventTypes.isSubset(of: $0.eventTypes) }
+    }
 }
