@@ -85,7 +85,12 @@ struct CatchUpRun {
     mutating func answered(serverTime: Date?, sent: Duration) -> Bool {
         let guess = guessedStart
         guessedStart = nil
-        guard let serverTime else { return false }
+        guard let serverTime else {
+            // A backend without `serverTime`: the device's own reading is all there is. The request
+            // asked from the margin earlier; what was published before the reading is left out.
+            if let guess { publishedThrough = guess.time.addingTimeInterval(Self.guessMargin.seconds) }
+            return false
+        }
         backendClock.record(serverTime: serverTime, sent: sent, received: backendClock.now())
         guard let guess else { return false }
         let start = Self.earliest(backendClock.reading(at: guess.moment))

@@ -93,7 +93,8 @@ public struct SyncClient: Sendable {
     /// backend's time at that moment is later than the guess, events published up to it are
     /// left out; when it is earlier, the request is made again from the right time before
     /// anything is delivered. A backend that sends no `serverTime` is asked from the device's
-    /// clock less 5 s, uncorrected.
+    /// clock less 5 s, and what was published before the device's reading is left out: the
+    /// device's clock stands in for the backend's, uncorrected.
     ///
     /// - Parameters:
     ///   - start: Where to start when `store` holds no checkpoint (nil: from the oldest event the

@@ -48,10 +48,19 @@ struct ClockSkewEndToEndTests {
             label: "jump \(jump)", beforeRun: { jumped.withLock { $0 = true } })
     }
 
+    @Test("a backend without serverTime, a device on time: nothing from before the session either (the device's clock stands in)",
+          arguments: transports)
+    func withoutServerTime(transport: String) async throws {
+        var configuration = EndToEnd.emulatorConfiguration()
+        configuration.sendsServerTime = false
+        try await run(transport: transport, deviceNow: { Date() }, label: "no serverTime", emulator: configuration)
+    }
+
     private func run(
-        transport: String, deviceNow: @escaping @Sendable () -> Date, label: String, beforeRun: () -> Void = {}
+        transport: String, deviceNow: @escaping @Sendable () -> Date, label: String, beforeRun: () -> Void = {},
+        emulator configuration: SwitchboardEmulator.Configuration = EndToEnd.emulatorConfiguration()
     ) async throws {
-        try await withRunningEmulator(configuration: EndToEnd.emulatorConfiguration()) { emulator, endpoints in
+        try await withRunningEmulator(configuration: configuration) { emulator, endpoints in
             let channel = "\(EndToEnd.namespace)/user/\(EndToEnd.userId)/roleChanged"
             for index in 0..<10 { try emulator.publish(channel: channel, event: Payload.role("before-\(index)")) }
             try await Task.sleep(for: Self.separation)

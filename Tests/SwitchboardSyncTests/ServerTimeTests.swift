@@ -183,9 +183,12 @@ struct ServerTimeCatchUpTests {
         let request = try SyncStreamFrame(decoding: try #require(await connection.nextSentText()))
         guard case .request(let since) = request else { throw SwitchboardError(code: .protocolViolation, message: "\(request)") }
         #expect(isDeviceGuess(since))
-        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 3, serverTime: serverTime).encoded())
-        connection.serverSends(text: SyncStreamFrame.batch(events: (101...103).map(event), batchIndex: 0, isLast: true, checkpoint: "c3").encoded())
-        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 3, newCheckpoint: "c3").encoded())
+        connection.serverSends(text: SyncStreamFrame.start(totalEvents: 5, serverTime: serverTime).encoded())
+        // Asked from 95 s, the server sends 99 and 100 too: published before the device's reading
+        // of the session start (100 s), they are left out, as the device's clock is all there is.
+        connection.serverSends(text: SyncStreamFrame.batch(
+            events: [event(99), event(100)] + (101...103).map(event), batchIndex: 0, isLast: true, checkpoint: "c3").encoded())
+        connection.serverSends(text: SyncStreamFrame.complete(processedEvents: 5, newCheckpoint: "c3").encoded())
         let result = try await summary
         #expect(collected.ids == ["id-101", "id-102", "id-103"])
         #expect(result.streamFailure == nil)
