@@ -44,10 +44,12 @@ public struct BackendTimeEstimate: Sendable, Equatable {
     /// How far a device's monotonic clock and the backend's may drift apart, per second: 100 parts
     /// per million (quartz oscillators stay within ±20–50).
     public static let driftAllowance = 100e-6
-    /// How many of the newest server samples are kept.
+    /// How many of the newest server samples are kept, beside the one with the shortest round
+    /// trip ever (a busy moment's samples do not push out a quiet moment's).
     static let keptSamples = 8
 
     private var samples: [Sample] = []
+    private var fastest: Sample?
     private var fallback: Sample
 
     /// An estimate with no sample: readings fall back to the device's wall clock, `deviceTime`,
@@ -61,8 +63,8 @@ public struct BackendTimeEstimate: Sendable, Equatable {
 
     /// Whether a sync answer carried the server's time.
     public var hasServerTime: Bool { !samples.isEmpty }
-    /// How many server samples are kept (at most eight, the newest).
-    public var sampleCount: Int { samples.count }
+    /// How many server samples are kept (at most eight, the newest, and the fastest ever).
+    public var sampleCount: Int { samples.count + (fastest.map { samples.contains($0) ? 0 : 1 } ?? 0) }
 
     /// Adds a sample: the server answered `serverTime` to a request sent at moment `sent` whose
     /// answer arrived at moment `received`. A sample whose round trip runs backwards is ignored.
@@ -73,8 +75,10 @@ public struct BackendTimeEstimate: Sendable, Equatable {
     public mutating func record(serverTime: Date, sent: Duration, received: Duration) {
         guard received >= sent else { return }
         let half = (received - sent) / 2
-        samples.append(Sample(time: serverTime, at: sent + half, halfRoundTrip: half))
+        let sample = Sample(time: serverTime, at: sent + half, halfRoundTrip: half)
+        samples.append(sample)
         if samples.count > Self.keptSamples { samples.removeFirst(samples.count - Self.keptSamples) }
+        if fastest.map({ half < $0.halfRoundTrip }) ?? true { fastest = sample }
     }
 
     /// The backend's time at moment `moment` of the timeline, from the sample that knows it best
@@ -83,7 +87,7 @@ public struct BackendTimeEstimate: Sendable, Equatable {
     /// - Returns: The reading.
     public func reading(at moment: Duration) -> Reading {
         var best: Reading?
-        for sample in samples {
+        for sample in samples + (fastest.map { [$0] } ?? []) {
             let distance = moment > sample.at ? moment - sample.at : sample.at - moment
             let reading = Reading(
                 time: sample.time.addingTimeInterval((moment - sample.at).seconds),

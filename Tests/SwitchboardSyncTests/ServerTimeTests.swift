@@ -44,7 +44,7 @@ struct BackendTimeEstimateTests {
         #expect(fiveHoursOn.uncertainty > .milliseconds(1_539) && fiveHoursOn.uncertainty < .milliseconds(1_541))
     }
 
-    @Test("a round trip that runs backwards is no sample; only the newest eight are kept")
+    @Test("a round trip that runs backwards is no sample; the newest eight are kept, and the fastest ever")
     func badSamplesAndBound() {
         var estimate = BackendTimeEstimate(deviceTime: base, at: .zero)
         estimate.record(serverTime: base.addingTimeInterval(999), sent: .seconds(2), received: .seconds(1))
@@ -52,9 +52,14 @@ struct BackendTimeEstimateTests {
         for index in 0..<20 {
             estimate.record(serverTime: base.addingTimeInterval(Double(index)), sent: .seconds(index), received: .seconds(index) + .milliseconds(index))
         }
-        // The fastest samples (index 0…11) are gone; the best kept is index 12 (±6 ms).
-        let best = estimate.reading(at: .seconds(12) + .milliseconds(6)).uncertainty
-        #expect(best >= .milliseconds(6) && best < .microseconds(6_010))
+        // Samples 1…11 are gone; the newest eight (12…19) stay, and the fastest ever (0: a round
+        // trip of 0 ms) beside them.
+        #expect(estimate.sampleCount == 9)
+        let atTwelve = estimate.reading(at: .seconds(12) + .milliseconds(6)).uncertainty
+        #expect(atTwelve >= .milliseconds(1) && atTwelve < .microseconds(1_300), "the fastest sample, 12 s of drift on: \(atTwelve)")
+        // At sample 19's own moment (±9.5 ms), the fastest, 19 s old, still knows better: ±1.9 ms.
+        let atNineteen = estimate.reading(at: .seconds(19) + .microseconds(9_500)).uncertainty
+        #expect(atNineteen >= .microseconds(1_900) && atNineteen < .microseconds(1_901), "\(atNineteen)")
     }
 
     @Test("a clock made with a device clock a day off still reads the backend's time once a sample is recorded")
