@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,7 +30,7 @@ public struct URLSessionSyncHTTPClient: SyncHTTPClient {
     public func get(_ url: URL, headers: [(name: String, value: String)]) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await session.cancellableData(for: request)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         return (http.statusCode, data)
     }

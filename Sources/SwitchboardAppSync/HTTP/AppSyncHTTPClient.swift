@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -30,7 +31,7 @@ public struct URLSessionHTTPClient: AppSyncHTTPClient {
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await session.cancellableData(for: request)
         guard let http = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse)
         }

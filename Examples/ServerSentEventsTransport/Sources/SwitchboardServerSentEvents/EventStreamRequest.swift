@@ -33,10 +33,16 @@ final class EventStreamRequest: Sendable {
 
     func start() { task.resume() }
 
-    /// Ends the request; the chunks end soon after with a cancellation error.
+    /// Ends the request; the chunks end soon after with a cancellation error. The task is
+    /// cancelled from another queue: this is called from Swift task cancellation handlers, and
+    /// on Linux `URLSessionTask.cancel()` waits for the session's queue, which may be yielding
+    /// a chunk to the very task being cancelled (both would wait for each other for good).
     func cancel() {
-        task.cancel()
-        session.invalidateAndCancel()
+        let (task, session) = (self.task, self.session)
+        DispatchQueue.global().async {
+            task.cancel()
+            session.invalidateAndCancel()
+        }
     }
 
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {

@@ -52,7 +52,7 @@ struct HTTPRequests: Sendable {
     }
 
     private func status(of request: URLRequest) async throws -> Int {
-        let (_, response) = try await session.data(for: request)
+        let (_, response) = try await session.cancellableData(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }
