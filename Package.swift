@@ -151,6 +151,9 @@ let package = Package(
             name: "SwitchboardSync",
             dependencies: [
                 "SwitchboardCore",
+                // The REST fallback's default HTTP engine on Linux (FoundationNetworking's URLSession
+                // can crash a busy process there); Apple platforms use URLSession and link no NIO.
+                .target(name: "SwitchboardNIO", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -299,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardEmulatorTests",
             dependencies: [
-                "SwitchboardEmulator", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync",
+                "SwitchboardEmulator", "SwitchboardCore", "SwitchboardTesting", "SwitchboardSync", "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -427,6 +430,7 @@ let package = Package(
             name: "SwitchboardCLITests",
             dependencies: [
                 "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator", "SwitchboardTesting",
+                "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -9,7 +9,9 @@ import SwitchboardCore
 /// One-shot HTTP/1.1 requests on SwiftNIO, trusting the same roots as ``NIOWebSocketConnector``.
 ///
 /// It exists for the requests beside the WebSocket, such as an AppSync Events HTTP publish, where
-/// `URLSession` cannot trust a private CA on Linux. Its ``post(_:headers:body:)`` has the shape
+/// `URLSession` cannot trust a private CA on Linux, and the sync fallback's pages on Linux (where
+/// FoundationNetworking's `URLSession` can crash the process as its dispatch sources are torn
+/// down). Its ``post(_:headers:body:)`` has the shape
 /// of `SwitchboardAppSync`'s `AppSyncHTTPClient`, so a one-line adapter makes it the publisher's
 /// client:
 ///
@@ -100,17 +102,33 @@ public struct NIOHTTPClient: Sendable {
     /// - Returns: The status code and the answer body.
     /// - Throws: ``/SwitchboardCore/SwitchboardError`` as described on ``NIOHTTPClient``; `CancellationError`.
     public func post(_ url: URL, headers: [(name: String, value: String)], body: Data) async throws -> (status: Int, body: Data) {
+        try await send(.POST, url, headers: headers, body: body)
+    }
+
+    /// Sends one `GET` and reads the whole answer.
+    /// - Parameters:
+    ///   - url: An `http` or `https` URL.
+    ///   - headers: Extra request headers (`Host`, `Content-Length` and `Connection` are set here).
+    /// - Returns: The status code and the answer body.
+    /// - Throws: ``/SwitchboardCore/SwitchboardError`` as described on ``NIOHTTPClient``; `CancellationError`.
+    public func get(_ url: URL, headers: [(name: String, value: String)]) async throws -> (status: Int, body: Data) {
+        try await send(.GET, url, headers: headers, body: nil)
+    }
+
+    private func send(
+        _ method: HTTPMethod, _ url: URL, headers: [(name: String, value: String)], body: Data?
+    ) async throws -> (status: Int, body: Data) {
         let target = try HTTPTarget(url: url)
         try target.checkTransportSecurity(allowingPlaintext: configuration.allowsPlaintextToRemoteHosts)
         let sslContext = target.isSecure ? try sslContexts.context(for: configuration.tls) : nil
         let failures = FirstFailure()
         let channel = try await connect(target, sslContext: sslContext, failures: failures)
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.requestTarget)
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: target.requestTarget)
         for (name, value) in headers where !HTTPTarget.managedHeaders.contains(name.lowercased()) {
             head.headers.add(name: name, value: value)
         }
         head.headers.replaceOrAdd(name: "Host", value: target.hostHeader)
-        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
         head.headers.replaceOrAdd(name: "Connection", value: "close")
         let request = head
         let limit = configuration.maximumResponseSize
@@ -127,9 +145,10 @@ public struct NIOHTTPClient: Sendable {
                     // request: a failed write still reads what came back.
                     var writeFailure: (any Error)?
                     do {
-                        try await outbound.write(.head(request))
-                        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-                        try await outbound.write(.end(nil))
+                        var parts: [HTTPClientRequestPart] = [.head(request)]
+                        if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                        parts.append(.end(nil))
+                        try await outbound.write(contentsOf: parts)
                     } catch {
                         writeFailure = error
                     }

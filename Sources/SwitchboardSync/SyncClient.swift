@@ -26,12 +26,13 @@ public struct SyncClient: Sendable {
     /// - Parameters:
     ///   - configuration: The endpoints, batch size and progress interval.
     ///   - connector: Opens the sync stream's WebSocket (`WebSocketConnectors.platformDefault()` in production).
-    ///   - http: Sends the REST fallback's requests; URLSession by default.
+    ///   - http: Sends the REST fallback's requests; ``SyncHTTPClients/platformDefault()`` (URLSession
+    ///     on Apple platforms, SwiftNIO on Linux) by default.
     ///   - clock: Paces progress updates and the stream's idle timeout.
     ///   - logger: Lifecycle at debug, frames at trace; never headers.
     public init(
         configuration: Configuration, connector: any WebSocketConnector,
-        http: any SyncHTTPClient = URLSessionSyncHTTPClient(), clock: any Clock<Duration> = ContinuousClock(),
+        http: any SyncHTTPClient = SyncHTTPClients.platformDefault(), clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "switchboard.sync", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.configuration = configuration

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DequeModule
 import Foundation
+import LegacyServerHarness
 import Logging
 import SwitchboardCore
 import SwitchboardEmulator
@@ -8,10 +9,6 @@ import SwitchboardTesting
 import Testing
 
 @testable import switchboard
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 @Suite("switchboard shadow", .timeLimit(.minutes(2)))
 struct CLIShadowTests {
@@ -135,7 +132,7 @@ struct CLIShadowTests {
             var body = ""
             while !body.contains(#"switchboard_shadow_events_total{stream="role",result="matched"} 3"#) {
                 try await Task.sleep(for: .milliseconds(20))
-                body = String(decoding: try await URLSession.shared.data(from: url).0, as: UTF8.self)
+                body = try await LoopbackHTTP.request(url).text
             }
             #expect(body.contains(#"switchboard_shadow_events_total{stream="role",result="only_appsync"} 0"#))
             #expect(body.contains("switchboard_shadow_divergence_ratio 0"))

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LegacyServerHarness
 import HTTPTypes
 import HummingbirdWSClient
 import SwitchboardCore
@@ -10,10 +8,8 @@ import Testing
 
 /// Posts to a control endpoint and returns the status and the `connections` count, if any.
 func postControl(_ endpoints: SwitchboardEmulator.Endpoints, _ path: String) async throws -> (Int, Int?) {
-    var request = URLRequest(url: URL(string: endpoints.controlURL + path)!)
-    request.httpMethod = "POST"
-    let (data, response) = try await URLSession.shared.data(for: request)
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, JSONText.decodeObject(data)?["connections"] as? Int)
+    let response = try await LoopbackHTTP.request(URL(string: endpoints.controlURL + path)!, method: "POST")
+    return (response.status, JSONText.decodeObject(response.data)?["connections"] as? Int)
 }
 
 @Suite("Control endpoints and in-process publish", .timeLimit(.minutes(1)))
@@ -110,9 +106,7 @@ struct ControlEndpointTests {
         let answers = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
             let answers = LockedValueBox<[[String: Int]]>([])
             @Sendable func status(_ method: String) async throws -> [String: Int] {
-                var request = URLRequest(url: URL(string: endpoints.controlURL + "/status")!)
-                request.httpMethod = method
-                let (data, _) = try await URLSession.shared.data(for: request)
+                let data = try await LoopbackHTTP.request(URL(string: endpoints.controlURL + "/status")!, method: method).data
                 return (JSONText.decodeObject(data) ?? [:]).compactMapValues { $0 as? Int }
             }
             let before = try await status("GET")

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LegacyServerHarness
 import HummingbirdWSClient
 import NIOWebSocket
 import SwitchboardTesting
@@ -26,9 +24,8 @@ struct FaultInjectionTests {
         let (result, count) = try await withRunningEmulator(configuration: testConfiguration()) { _, endpoints in
             let box = LockedValueBox<Int?>(nil)
             let result = try await withReadySocket(endpoints) { socket in
-                var request = URLRequest(url: URL(string: endpoints.controlURL + "/drop?code=4001&reason=ctl")!)
-                request.httpMethod = "POST"
-                let (data, _) = try await URLSession.shared.data(for: request)
+                let data = try await LoopbackHTTP.request(
+                    URL(string: endpoints.controlURL + "/drop?code=4001&reason=ctl")!, method: "POST").data
                 box.set((JSONText.decodeObject(data)?["connections"] as? Int))
                 while try await socket.next() != nil {}
             }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LegacyServerHarness
 import Testing
 import SwitchboardCore
 import SwitchboardSync
@@ -11,14 +9,10 @@ import SwitchboardSync
 func postBatch(
     _ endpoints: SwitchboardEmulator.Endpoints, headers: [String: String] = ["x-api-key": testAPIKey], body: Data
 ) async throws -> (status: Int, body: [String: Any]) {
-    var request = URLRequest(url: URL(string: endpoints.batchPublishURL)!)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "content-type")
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    request.httpBody = body
-    let (data, response) = try await URLSession.shared.data(for: request)
-    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-    return (status, ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:])
+    let response = try await LoopbackHTTP.request(
+        URL(string: endpoints.batchPublishURL)!, method: "POST",
+        headers: [("content-type", "application/json")] + headers.map { ($0.key, $0.value) }, body: Array(body))
+    return (response.status, ((try? JSONSerialization.jsonObject(with: response.data)) as? [String: Any]) ?? [:])
 }
 
 /// A batch body of `(channel, event)` pairs.

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LegacyServerHarness
 import Testing
 import SwitchboardCore
 @testable import SwitchboardEmulator
@@ -10,14 +8,11 @@ import SwitchboardCore
 func postEvent(
     _ endpoints: SwitchboardEmulator.Endpoints, headers: [String: String], body: [String: Any]
 ) async throws -> (status: Int, body: [String: Any]) {
-    var request = URLRequest(url: URL(string: endpoints.httpURL)!)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "content-type")
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    request.httpBody = try JSONSerialization.data(withJSONObject: body)
-    let (data, response) = try await URLSession.shared.data(for: request)
-    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-    return (status, ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:])
+    let response = try await LoopbackHTTP.request(
+        URL(string: endpoints.httpURL)!, method: "POST",
+        headers: [("content-type", "application/json")] + headers.map { ($0.key, $0.value) },
+        body: Array(try JSONSerialization.data(withJSONObject: body)))
+    return (response.status, ((try? JSONSerialization.jsonObject(with: response.data)) as? [String: Any]) ?? [:])
 }
 
 @Suite("AppSync Events HTTP publish", .timeLimit(.minutes(1)))

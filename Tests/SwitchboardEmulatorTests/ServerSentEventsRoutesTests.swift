@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LegacyServerHarness
 import SwitchboardCore
 import Testing
 @testable import SwitchboardEmulator
@@ -14,12 +12,9 @@ struct ServerSentEventsRoutesTests {
     func status(
         _ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil
     ) async throws -> Int {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body.map { Data($0.utf8) }
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
+        try await LoopbackHTTP.request(
+            URL(string: url)!, method: method, headers: headers.map { ($0.key, $0.value) }, body: body.map { Array($0.utf8) }
+        ).status
     }
 
     @Test("refused credentials are 401; a subscription needs a live stream (404) and {id, channel} (400)")

@@ -29,7 +29,7 @@ func streamFrames(_ endpoints: SwitchboardEmulator.Endpoints, since: String? = n
 }
 
 func pull(_ endpoints: SwitchboardEmulator.Endpoints, query: String) async throws -> (status: Int, body: Data) {
-    try await URLSessionSyncHTTPClient().get(URL(string: endpoints.syncBaseURL + "/sync/pull?" + query)!, headers: [])
+    try await SyncHTTPClients.platformDefault().get(URL(string: endpoints.syncBaseURL + "/sync/pull?" + query)!, headers: [])
 }
 
 @Suite("Emulator sync endpoints", .timeLimit(.minutes(1)))
@@ -133,5 +133,36 @@ struct SyncEndpointTests {
             let first = try await frames.first
             #expect(first.map { if case .start(3, _) = $0 { true } else { false } } == true)
         }
+    }
+}
+
+/// The REST fallback's default engine on this platform, and that it reads a page over 1 MiB
+/// (the NIO client's own default bound), as URLSession did.
+@Suite("The sync client's default HTTP engine", .timeLimit(.minutes(1)))
+struct SyncHTTPClientDefaultTests {
+    @Test("on Linux the default is the NIO client, not FoundationNetworking's URLSession")
+    func linuxDefaultIsNIO() {
+        #if os(Linux)
+            #expect(SyncHTTPClients.platformDefault() is NIOHTTPClient)
+        #else
+            #expect(SyncHTTPClients.platformDefault() is URLSessionSyncHTTPClient)
+        #endif
+    }
+
+    @Test("a page of large events over 1 MiB comes whole through the default engine")
+    func largePage() async throws {
+        let payload = String(repeating: "x", count: 200_000)
+        let (status, body) = try await withRunningEmulator(configuration: emulatorConfiguration(batchSize: 500)) {
+            emulator, endpoints in
+            for index in 0..<8 {
+                try emulator.publish(
+                    channel: "vortex-app/user/u1/roleChanged",
+                    event: #"{"eventType":"user/roleChanged","reason":"\#(index)-\#(payload)"}"#)
+            }
+            return try await pull(endpoints, query: "limit=100")
+        }
+        #expect(status == 200)
+        #expect(body.count > 1 << 20)
+        #expect(String(decoding: body, as: UTF8.self).contains("7-xxxx"))
     }
 }

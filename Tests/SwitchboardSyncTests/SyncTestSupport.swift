@@ -26,7 +26,7 @@ func publish(_ count: Int, from start: Int = 1, on emulator: SwitchboardEmulator
 
 func syncClient(
     _ endpoints: SwitchboardEmulator.Endpoints, connector: (any WebSocketConnector)? = nil,
-    http: any SyncHTTPClient = URLSessionSyncHTTPClient(), clock: any Clock<Duration> = ContinuousClock(),
+    http: any SyncHTTPClient = SyncHTTPClients.platformDefault(), clock: any Clock<Duration> = ContinuousClock(),
     pullLimit: Int = 100
 ) -> SyncClient {
     var configuration = SyncClient.Configuration(baseURL: URL(string: endpoints.syncBaseURL)!)
