@@ -24,6 +24,8 @@ import SwitchboardCore
 public final class AppSyncEventsSubscriber: EventTransport {
     public let kind = TransportKind.appsync
     public let events: TransportEvents
+    /// True: every AppSync Events event carries the backend's `timestamp` (contract §2).
+    public var liveEventsCarryLogTimes: Bool { true }
 
     let configuration: Configuration
     let logger: Logger

@@ -78,6 +78,14 @@ public protocol EventTransport: Sendable {
     /// published to it are not delivered: a catch-up waits a little longer when this is false.
     var acknowledgesSubscriptions: Bool { get }
 
+    /// Whether every event this transport delivers carries the time the backend logged it (the
+    /// contract's `timestamp`, as AppSync Events does), so that a catch-up recognises the live
+    /// copy of a fetched event exactly. False (the legacy GraphQL contract, and the default): a
+    /// copy is recognised by its fields, its order and the connection it arrived on, and a
+    /// catch-up after a (re)connection lets the subscriptions settle before it reads the log,
+    /// acknowledged or not (``BackendNotifier/CatchUp/subscriptionSettleTime``).
+    var liveEventsCarryLogTimes: Bool { get }
+
     /// Runs the transport until ``shutDown()`` or cancellation. It returns at once if
     /// ``shutDown()`` came first (the owner may shut down before its task started running),
     /// and throws ``SwitchboardError/Code/shutDown`` if it is already running.
@@ -257,4 +265,8 @@ extension EventTransport {
     /// True: a transport that does not say otherwise reports a subscription established once
     /// the server acknowledged it.
     public var acknowledgesSubscriptions: Bool { true }
+
+    /// False: a transport that does not say otherwise has its live copies recognised by fields,
+    /// order and connection, the cautious way.
+    public var liveEventsCarryLogTimes: Bool { false }
 }

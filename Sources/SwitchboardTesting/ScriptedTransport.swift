@@ -104,6 +104,7 @@ public final class ScriptedTransport: EventTransport {
     public let kind: TransportKind
     public let events: TransportEvents
     public let acknowledgesSubscriptions: Bool
+    public let liveEventsCarryLogTimes: Bool
     private let continuation: TransportEvents.Continuation
     private let behavior: Behavior
     private let rules: ServerRules
@@ -120,12 +121,16 @@ public final class ScriptedTransport: EventTransport {
     ///   - acknowledgesSubscriptions: What it answers for
     ///     ``/SwitchboardCore/EventTransport/acknowledgesSubscriptions``: false plays a dialect without
     ///     per-subscription acknowledgements.
+    ///   - liveEventsCarryLogTimes: What it answers for
+    ///     ``/SwitchboardCore/EventTransport/liveEventsCarryLogTimes``: true (the default) lets a
+    ///     catch-up start on the acknowledgements; false plays the legacy contract, whose
+    ///     catch-ups let subscriptions settle first.
     ///   - rules: What the automatic server checks: tokens, refused subscriptions.
     ///   - planner: How it plans subscriptions; by default as `GraphQLSubscriber` for `graphql`
     ///     and as `AppSyncEventsSubscriber` for any other kind.
     public init(
         kind: TransportKind, behavior: Behavior = .automatic, acknowledgesSubscriptions: Bool = true,
-        rules: ServerRules = ServerRules(), planner: Planner? = nil
+        liveEventsCarryLogTimes: Bool = true, rules: ServerRules = ServerRules(), planner: Planner? = nil
     ) {
         self.kind = kind
         self.planner = planner ?? { streams, identity, namespace in
@@ -134,6 +139,7 @@ public final class ScriptedTransport: EventTransport {
                 : AppSyncEventsSubscriber.plan(streams: streams, identity: identity, namespace: namespace)
         }
         self.acknowledgesSubscriptions = acknowledgesSubscriptions
+        self.liveEventsCarryLogTimes = liveEventsCarryLogTimes
         self.behavior = behavior
         self.rules = rules
         (events, continuation) = TransportEvents.makeStream()

@@ -61,6 +61,9 @@ extension CatchUpMachine {
         var settled: Bool
         /// The transport acknowledges subscriptions (``EventTransport/acknowledgesSubscriptions``).
         var acknowledgesSubscriptions: Bool
+        /// The transport's live events carry the log's time
+        /// (``/SwitchboardCore/EventTransport/liveEventsCarryLogTimes``).
+        var liveEventsCarryLogTimes = true
     }
 
     /// One fetch to run.

@@ -149,7 +149,13 @@ struct CatchUpMachine {
             caughtUp = Fingerprints()
         }
         // Only a catch-up that follows a (re)connection races the subscriptions being set up.
-        let settles = reason.followsConnection && !readiness.acknowledgesSubscriptions
+        // Acknowledgements make the wait unneeded only where live copies are recognised by the
+        // log's time: without it, a copy is matched by its fields in log order, and an event
+        // logged just before the server had the subscription (fetched, never live) can be taken
+        // for the copy of a later live one with equal fields when the log is read at once. After
+        // the wait, the live copies between the two outnumber such a run of equal values.
+        let settles = reason.followsConnection
+            && (!readiness.acknowledgesSubscriptions || !readiness.liveEventsCarryLogTimes)
             && settings.subscriptionSettleTime > .zero
         return [.fetch(Order(reason: reason, sessionStart: startedAt, settle: settles ? settings.subscriptionSettleTime : nil))]
     }

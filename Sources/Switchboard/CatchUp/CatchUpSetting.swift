@@ -53,8 +53,15 @@ extension BackendNotifier {
         /// `graphql-ws` and `graphql-transport-ws`). An event published before the server has
         /// a subscription in place arrives neither live nor, if the log was read earlier, by the
         /// catch-up until the next gap, out of order; this gives the server time to set the
-        /// subscriptions up. 500 ms by default; live events are held meanwhile. Transports that
-        /// acknowledge subscriptions need no wait: the catch-up starts on the acknowledgements.
+        /// subscriptions up. 500 ms by default; live events are held meanwhile. A transport that
+        /// acknowledges subscriptions and whose live events carry the log's time (AppSync
+        /// Events, ``/SwitchboardCore/EventTransport/liveEventsCarryLogTimes``) needs no wait: the
+        /// catch-up starts on the acknowledgements. The AppSync GraphQL dialect acknowledges but
+        /// carries no time: it waits this long after the acknowledgements, since its live copies
+        /// are matched by their fields in log order, and a log read at once can leave an event
+        /// logged before the server had the subscription (never live) to be taken for the copy
+        /// of a later live one with equal fields (a soak at 300 events/s lost one or two plan and
+        /// license events a minute so).
         public var subscriptionSettleTime: Duration
         /// How long a catch-up waits for the server to acknowledge the subscriptions before it
         /// reads the log anyway, with a warning: a subscription the server never answers must

@@ -8,7 +8,8 @@ extension BackendNotifier {
     var catchUpReadiness: CatchUpMachine.Readiness {
         CatchUpMachine.Readiness(
             connected: connectionState == .connected && !switching.isPending, settled: subscriptions.table.isSettled,
-            acknowledgesSubscriptions: transport.acknowledgesSubscriptions)
+            acknowledgesSubscriptions: transport.acknowledgesSubscriptions,
+            liveEventsCarryLogTimes: transport.liveEventsCarryLogTimes)
     }
 
     /// A catch-up was requested and waits for the subscriptions before it reads the log.

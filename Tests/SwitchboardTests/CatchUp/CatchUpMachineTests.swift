@@ -127,6 +127,23 @@ struct CatchUpMachineTests {
         #expect(actions.first == .fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil)))
     }
 
+    @Test("acknowledged subscriptions without the log's time on live events (AppSync GraphQL) still settle; with it (AppSync Events) the fetch starts on the acknowledgements")
+    func settleAfterAcknowledgementsWithoutLogTimes() {
+        for carriesLogTimes in [false, true] {
+            var machine = CatchUpMachine(settings: settings, startedAt: .zero, backendTime: backendTime)
+            machine.connectionOpened(at: moment(0))
+            var readiness = ready
+            readiness.liveEventsCarryLogTimes = carriesLogTimes
+            readiness.settled = false
+            let first = machine.connected(after: nil, readiness: readiness)
+            #expect(first == [.timeAcknowledgements(wait: 1)], "waits for the acknowledgements either way")
+            readiness.settled = true
+            let started = machine.readinessChanged(readiness)
+            let settle: Duration? = carriesLogTimes ? nil : .milliseconds(500)
+            #expect(started == [.fetch(.init(reason: .start, sessionStart: .zero, settle: settle))])
+        }
+    }
+
     @Test("a fetched value already delivered live is skipped; a live copy of a fetched one is recognised by its timestamp")
     func duplicates() {
         var (machine, _) = started()
