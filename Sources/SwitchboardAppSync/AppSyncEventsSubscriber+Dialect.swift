@@ -135,14 +135,22 @@ struct AppSyncDialect: ConnectionDialect {
         }
     }
 
-    func deliver(_ events: [String], for key: SubscriptionKey, to continuation: TransportEvents.Continuation) {
+    func deliver(
+        _ events: [String], for key: SubscriptionKey, charge: InboundCharge, to continuation: TransportEvents.Continuation
+    ) {
+        guard !events.isEmpty else {
+            charge.release()
+            return
+        }
         let now = Date()
-        for payload in events {
+        for (index, payload) in events.enumerated() {
             metrics.events.increment()
             let bytes = Array(payload.utf8)
-            continuation.yield(.received(EventEnvelope(
+            let envelope = EventEnvelope(
                 subscription: key, document: JSONDocument(bytes, isValidUTF8: true), payload: Data(bytes),
-                receivedAt: now, transport: .appsync)))
+                receivedAt: now, transport: .appsync)
+            // The frame's bytes are held until the reader is done with its last event.
+            continuation.yield(.received(envelope), charge: index == events.count - 1 ? charge : .none)
         }
     }
 

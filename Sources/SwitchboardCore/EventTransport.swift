@@ -141,6 +141,9 @@ public struct TransportEvents: AsyncSequence, Sendable {
     package struct Stamped: Sendable {
         package var event: TransportEvent
         package var yieldedAt: Duration?
+        /// The share of the connection's ``InboundBudget`` the event holds until its reader is
+        /// done with it (the frame it came from).
+        package var charge: InboundCharge = .none
     }
 
     /// The reader's clock. A struct, not a bare function type behind the lock: reading a
@@ -164,6 +167,12 @@ public struct TransportEvents: AsyncSequence, Sendable {
             var yieldedAt: Duration?
             if case .connectionStateChanged = event, let clock = clock.withLock({ $0 }) { yieldedAt = clock.now() }
             continuation.yield(Stamped(event: event, yieldedAt: yieldedAt))
+        }
+
+        /// Appends an event that holds `charge` of its connection's ``InboundBudget`` until the
+        /// reader is done with it.
+        package func yield(_ event: TransportEvent, charge: InboundCharge) {
+            if case .terminated = continuation.yield(Stamped(event: event, yieldedAt: nil, charge: charge)) { charge.release() }
         }
 
         /// Ends the sequence.
@@ -191,16 +200,21 @@ public struct TransportEvents: AsyncSequence, Sendable {
 
         /// The next event; nil once the sequence ended (the transport finished it, or the task
         /// was cancelled) and every event buffered before was handed out.
-        public mutating func next() async -> TransportEvent? { await base.next(isolation: nil)?.event }
+        public mutating func next() async -> TransportEvent? { await next(isolation: nil) }
 
         /// The next event, waiting on the caller's isolation.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> TransportEvent? {
-            await base.next(isolation: actor)?.event
+            guard let stamped = await base.next(isolation: actor) else { return nil }
+            // A plain reader is done with the frame's bytes once it has the event.
+            stamped.charge.release()
+            return stamped.event
         }
 
-        /// The next event with when it was yielded (see ``TransportEvents/stampingStateChanges(with:)``).
-        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> (event: TransportEvent, yieldedAt: Duration?)? {
-            await base.next(isolation: actor).map { ($0.event, $0.yieldedAt) }
+        /// The next event with when it was yielded (see ``TransportEvents/stampingStateChanges(with:)``)
+        /// and the bytes of the connection's ``InboundBudget`` it holds: the reader releases them
+        /// once it handed the event on, which lets the socket read more.
+        package mutating func nextStamped(isolation actor: isolated (any Actor)?) async -> Stamped? {
+            await base.next(isolation: actor)
         }
     }
 

@@ -58,21 +58,34 @@ public enum WebSocketInboundEvent: Hashable, Sendable {
 public struct WebSocketInbound: AsyncSequence, Sendable {
     public typealias Element = WebSocketInboundEvent
 
+    /// One element: an event, or how the socket failed as the last element when it did, with
+    /// the bytes it holds of the connection's ``InboundBudget``.
+    package struct Item: Sendable {
+        package var result: Result<WebSocketInboundEvent, any Error>
+        package var charge: InboundCharge
+    }
+
     /// Events, and how the socket failed as the last element when it did.
-    private let stream: HandOff<Result<WebSocketInboundEvent, any Error>>
+    private let stream: HandOff<Item>
     private var onDemand: (@Sendable () -> Void)?
 
     /// Feeds a ``WebSocketInbound`` sequence.
     public struct Continuation: Sendable {
-        fileprivate let continuation: HandOff<Result<WebSocketInboundEvent, any Error>>.Continuation
+        fileprivate let continuation: HandOff<Item>.Continuation
 
         /// Appends an event.
-        public func yield(_ event: WebSocketInboundEvent) { continuation.yield(.success(event)) }
+        public func yield(_ event: WebSocketInboundEvent) { continuation.yield(Item(result: .success(event), charge: .none)) }
+
+        /// Appends an event that holds `charge` of the connection's budget: a reader that
+        /// forwards it passes the charge on; one that iterates releases it as it takes the event.
+        package func yield(_ event: WebSocketInboundEvent, charge: InboundCharge) {
+            if case .terminated = continuation.yield(Item(result: .success(event), charge: charge)) { charge.release() }
+        }
 
         /// Ends the sequence, with an error if the socket failed.
         public func finish(throwing error: (any Error)? = nil) {
             if let error {
-                continuation.finish(last: .failure(error))
+                continuation.finish(last: Item(result: .failure(error), charge: .none))
             } else {
                 continuation.finish()
             }
@@ -81,7 +94,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
 
     /// Makes a sequence and the continuation that feeds it.
     public static func makeStream() -> (inbound: WebSocketInbound, continuation: Continuation) {
-        let (stream, continuation) = HandOff<Result<WebSocketInboundEvent, any Error>>.makeStream()
+        let (stream, continuation) = HandOff<Item>.makeStream()
         return (WebSocketInbound(stream: stream), Continuation(continuation: continuation))
     }
 
@@ -99,7 +112,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     /// The iterator of ``WebSocketInbound``; make one per sequence. A buffered event is handed
     /// out without suspending.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: HandOff<Result<WebSocketInboundEvent, any Error>>.AsyncIterator
+        fileprivate var base: HandOff<Item>.AsyncIterator
         fileprivate let onDemand: (@Sendable () -> Void)?
 
         /// The next event; nil once the sequence ended (the socket closed, or the task was
@@ -113,7 +126,10 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
         /// - Throws: How the socket failed, once, after the last event.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> WebSocketInboundEvent? {
             onDemand?()
-            return try await base.next(isolation: actor)?.get()
+            guard let item = await base.next(isolation: actor) else { return nil }
+            // An iterating reader is done with the bytes once it has the event.
+            item.charge.release()
+            return try item.result.get()
         }
     }
 
@@ -124,22 +140,35 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     /// normally or the error it failed with. Transports use it to feed a socket's frames straight
     /// into their own input queue. Do not iterate the sequence as well.
     package func forward(to sink: @escaping @Sendable (Result<WebSocketInboundEvent, any Error>?) -> Void) {
+        forwardCharged { element, charge in
+            charge.release()
+            sink(element)
+        }
+    }
+
+    /// ``forward(to:)``, with each event's share of the connection's ``InboundBudget``: the sink
+    /// releases it once done with the event (or passes it on with what it made of it).
+    package func forwardCharged(
+        to sink: @escaping @Sendable (Result<WebSocketInboundEvent, any Error>?, InboundCharge) -> Void
+    ) {
         let onDemand = onDemand
         // The reader is ready for the next event at once, and again after each one: what an
         // iterating reader would signal as it asks for each.
         onDemand?()
         let failed = LockedValue(false)
-        stream.forward { element in
-            switch element {
-            case .success?:
-                sink(element)
+        stream.forward { item in
+            guard let item else {
+                if !failed.withLock({ $0 }) { sink(nil, .none) }
+                return
+            }
+            switch item.result {
+            case .success:
+                sink(item.result, item.charge)
                 onDemand?()
-            case .failure?:
+            case .failure:
                 // The stream's end follows; the failure is the end.
                 failed.withLock { $0 = true }
-                sink(element)
-            case nil:
-                if !failed.withLock({ $0 }) { sink(nil) }
+                sink(item.result, item.charge)
             }
         }
     }

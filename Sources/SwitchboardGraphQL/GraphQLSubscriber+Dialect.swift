@@ -107,7 +107,9 @@ struct GraphQLDialect: ConnectionDialect {
         }
     }
 
-    func deliver(_ result: GraphQLResult, for key: SubscriptionKey, to continuation: TransportEvents.Continuation) {
+    func deliver(
+        _ result: GraphQLResult, for key: SubscriptionKey, charge: InboundCharge, to continuation: TransportEvents.Continuation
+    ) {
         metrics.events.increment()
         switch LegacyResults.envelope(from: result.data, subscription: key, receivedAt: Date()) {
         case .event(var envelope):
@@ -116,8 +118,9 @@ struct GraphQLDialect: ConnectionDialect {
                 logger.debug("partial result: data with errors", metadata: [
                     "switchboard.subscription": "\(key)", "switchboard.errors": "\(result.errors.joined(separator: "; "))"])
             }
-            continuation.yield(.received(envelope))
+            continuation.yield(.received(envelope), charge: charge)
         case .nothing(let reason):
+            charge.release()
             logger.debug("result carries no event; ignored", metadata: [
                 "switchboard.subscription": "\(key)", "switchboard.reason": "\(reason)"])
         }

@@ -13,6 +13,12 @@ extension ConnectionDriver {
         let stopwatch: Stopwatch
         private var machine: WebSocketStateMachine
         private var pings = PendingPings()
+        /// The budget charges of a fragmented message's frames read so far (set aside: they do
+        /// not stop reading, the message size limit bounds them).
+        private var assembling = InboundCharge.none
+        /// The charge of the frame being handled, for the message it completes; released if it
+        /// completes none.
+        private var pendingCharge = InboundCharge.none
 
         init(
             settings: Settings, events: WebSocketInbound.Continuation,
@@ -32,17 +38,41 @@ extension ConnectionDriver {
         mutating func run(_ iterator: inout HandOff<DriverInput>.AsyncIterator, startCloseTimer: () -> Void) async {
             while let input = await iterator.next() {
                 let action = await handle(input, startCloseTimer: startCloseTimer)
-                if await perform(action) { return }
+                let over = await perform(action)
+                pendingCharge.release()
+                pendingCharge = .none
+                if over {
+                    if assembling.bytes > 0 { assembling.budget?.takeBack(assembling.bytes) }
+                    assembling.release()
+                    assembling = .none
+                    return
+                }
             }
         }
 
         private mutating func handle(_ input: DriverInput, startCloseTimer: () -> Void) async -> WebSocketStateMachine.Action {
             switch input {
-            case .frame(let frame):
+            case .frame(let frame, let charge):
                 settings.logger.trace("frame in", metadata: [
                     "switchboard.websocket.opcode": "\(frame.opcode)", "switchboard.websocket.bytes": "\(frame.length)",
                     "switchboard.websocket.fin": "\(frame.fin)",
                 ])
+                switch frame.opcode {
+                case .text, .binary, .continuation:
+                    if frame.fin {
+                        // The last (or only) frame of a message: the message carries every charge.
+                        if assembling.bytes > 0 { assembling.budget?.takeBack(assembling.bytes) }
+                        pendingCharge = assembling.adding(charge)
+                        assembling = .none
+                    } else {
+                        // A fragment: held until its message is whole, outside the count.
+                        charge.budget?.setAside(charge.bytes)
+                        assembling = assembling.adding(charge)
+                    }
+                default:
+                    // Control frames end here.
+                    pendingCharge = charge
+                }
                 return machine.received(frame)
             case .readEnded(let error):
                 if let error = error as? NIOWebSocketError {
@@ -104,7 +134,8 @@ extension ConnectionDriver {
             case .none:
                 return false
             case .deliver(let message):
-                events.yield(.message(message))
+                events.yield(.message(message), charge: pendingCharge)
+                pendingCharge = .none
                 return false
             case .send(let frame):
                 try? await write(frame)

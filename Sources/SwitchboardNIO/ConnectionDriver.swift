@@ -5,8 +5,8 @@ import SwitchboardCore
 
 /// What the driver loop of one connection reacts to, in the order it happened.
 enum DriverInput: Sendable {
-    /// A frame arrived.
-    case frame(WebSocketFrame)
+    /// A frame arrived, with what it was charged to the connection's ``InboundBudget``.
+    case frame(WebSocketFrame, InboundCharge)
     /// The socket's inbound side ended, with the error if it failed.
     case readEnded((any Error)?)
     /// The user sends a message; resumed once written.
@@ -72,9 +72,10 @@ struct ConnectionDriver: Sendable {
         inputContinuation.finish()
         while let input = await iterator.next() {
             switch input {
+            case .frame(_, let charge): charge.release()
             case .send(_, let continuation): continuation.resume(throwing: Self.closedError)
             case .ping(_, _, let continuation): continuation.resume(throwing: Self.closedError)
-            case .frame, .readEnded, .cancelPing, .close, .closeTimerFired, .released: break
+            case .readEnded, .cancelPing, .close, .closeTimerFired, .released: break
             }
         }
     }

@@ -34,18 +34,22 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// What arrives on the socket; one consumer.
     public let inbound: WebSocketInbound
 
+    /// What the connection may hold between its socket and its consumer
+    /// (``NIOWebSocketConnector/Configuration/maximumBufferedInboundBytes``).
+    package let inboundBudget: InboundBudget
     private let inputs: HandOff<DriverInput>.Continuation
     private let driver: Task<Void, Never>
     private let pingIDs = LockedValue<UInt64>(0)
 
     private init(
         subprotocol: String?, inbound: WebSocketInbound, inputs: HandOff<DriverInput>.Continuation,
-        driver: Task<Void, Never>
+        driver: Task<Void, Never>, inboundBudget: InboundBudget
     ) {
         self.subprotocol = subprotocol
         self.inbound = inbound
         self.inputs = inputs
         self.driver = driver
+        self.inboundBudget = inboundBudget
     }
 
     /// Starts the driver of an upgraded channel and wraps it.
@@ -57,7 +61,8 @@ public final class NIOWebSocketConnection: WebSocketConnection {
         let driver = ConnectionDriver(channel: channel, events: events, settings: settings)
         let task = Task { await driver.run() }
         return NIOWebSocketConnection(
-            subprotocol: subprotocol, inbound: inbound, inputs: channel.inputContinuation, driver: task)
+            subprotocol: subprotocol, inbound: inbound, inputs: channel.inputContinuation, driver: task,
+            inboundBudget: channel.budget)
     }
 
     deinit {

@@ -38,6 +38,14 @@ extension NIOWebSocketConnector {
         /// credentials travel in the upgrade request, so anything beyond loopback needs `wss`
         /// unless this is set (a trusted network, a TLS-terminating sidecar).
         public var allowsPlaintextToRemoteHosts = false
+        /// How many bytes of what the server sent one connection may hold between the socket
+        /// and whoever consumes it (the transport, then the notifier, until it handed each event
+        /// to its consumers' buffers): each message counts its payload plus about 320 bytes of
+        /// bookkeeping. At the bound the connection stops reading the socket until half of it is
+        /// consumed, so TCP slows the server down instead of memory growing with a backlog;
+        /// fragments of a message still being reassembled are bounded by
+        /// ``maximumMessageSize`` instead. Default: 1 MiB (about 2,000 small events).
+        public var maximumBufferedInboundBytes = 1 << 20
 
         /// Creates a configuration.
         /// - Parameters:

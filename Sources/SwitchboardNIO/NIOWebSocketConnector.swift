@@ -134,7 +134,8 @@ public struct NIOWebSocketConnector: WebSocketConnector {
                     channel.eventLoop.makeCompletedFuture {
                         let upgrade = try Self.configurePipeline(
                             channel: channel, target: target, head: head, sslContext: sslContext,
-                            maximumFrameSize: maximumFrameSize)
+                            maximumFrameSize: maximumFrameSize,
+                            budget: InboundBudget(limit: configuration.maximumBufferedInboundBytes))
                         return (channel, upgrade)
                     }
                 }
@@ -150,7 +151,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
     /// Adds TLS (SNI only for host names), the HTTP codec and the typed WebSocket upgrader.
     private static func configurePipeline(
         channel: any Channel, target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?,
-        maximumFrameSize: Int
+        maximumFrameSize: Int, budget: InboundBudget
     ) throws -> EventLoopFuture<UpgradeOutcome> {
         let gate = UpgradeCloseGate()
         try channel.pipeline.syncOperations.addHandler(gate)
@@ -165,7 +166,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
             enableAutomaticErrorHandling: false,
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
-                    .upgraded(try UpgradedChannel.install(on: channel), response)
+                    .upgraded(try UpgradedChannel.install(on: channel, budget: budget), response)
                 }
             })
         var configuration = NIOUpgradableHTTPClientPipelineConfiguration(

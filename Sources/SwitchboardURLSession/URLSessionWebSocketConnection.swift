@@ -25,6 +25,7 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
     /// What a connection needs of its connector's configuration.
     struct Settings: Sendable {
         var maximumMessageSize: Int
+        var maximumBufferedInboundBytes = 1 << 20
         var closeTimeout: Duration
         var clock: any Clock<Duration>
         var logger: Logger
@@ -53,23 +54,29 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
     ) -> URLSessionWebSocketConnection {
         let (inbound, continuation) = WebSocketInbound.makeStream()
         let closing = LockedValue(false)
-        receive(task: task, events: events, into: continuation, closing: closing, settings: settings)
+        let budget = InboundBudget(limit: settings.maximumBufferedInboundBytes)
+        receive(task: task, events: events, into: continuation, closing: closing, budget: budget, settings: settings)
         return URLSessionWebSocketConnection(
             task: task, events: events, subprotocol: subprotocol, inbound: inbound, settings: settings, closing: closing)
     }
 
     /// Receives one message and, once it was handed on, the next: a chain of completion handlers
-    /// that ends with the socket.
+    /// that ends with the socket. While the connection's ``InboundBudget`` is spent, the next
+    /// receive waits until its consumer has taken half of it.
     private static func receive(
         task: any WebSocketSessionTask, events: WebSocketTaskEvents, into continuation: WebSocketInbound.Continuation,
-        closing: LockedValue<Bool>, settings: Settings
+        closing: LockedValue<Bool>, budget: InboundBudget, settings: Settings
     ) {
         task.receiveMessage { result in
             switch result {
             case .success(let message):
                 settings.logger.trace("frame in", metadata: ["switchboard.websocket.message": "\(Self.kind(message))"])
-                continuation.yield(.message(message))
-                receive(task: task, events: events, into: continuation, closing: closing, settings: settings)
+                let charge = budget.charge(Self.size(of: message) + InboundBudget.perMessageOverhead)
+                continuation.yield(.message(message), charge: charge)
+                let next: @Sendable () -> Void = {
+                    receive(task: task, events: events, into: continuation, closing: closing, budget: budget, settings: settings)
+                }
+                if budget.mayRead(orWake: next) { next() }
             case .failure(let error):
                 if let close = events.receivedClose ?? task.receivedClose {
                     settings.logger.debug("closed by the server", metadata: ["switchboard.websocket.close.code": "\(close.code)"])
@@ -166,6 +173,14 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
             waiter.withLock { $0.take() }?.resume(throwing: CancellationError())
         }
         return stopwatch.now()
+    }
+
+    /// The message's payload size in bytes.
+    private static func size(of message: WebSocketMessage) -> Int {
+        switch message {
+        case .text(let text): text.utf8.count
+        case .binary(let data): data.count
+        }
     }
 
     private static func kind(_ message: WebSocketMessage) -> String {

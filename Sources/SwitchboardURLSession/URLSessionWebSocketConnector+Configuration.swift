@@ -25,6 +25,13 @@ extension URLSessionWebSocketConnector {
         /// Whether plaintext `ws` may reach hosts other than this machine. Off by default:
         /// credentials travel in the upgrade request, so anything beyond loopback needs `wss`.
         public var allowsPlaintextToRemoteHosts = false
+        /// How many bytes of what the server sent one connection may hold between the socket
+        /// and whoever consumes it (the transport, then the notifier, until it handed each event
+        /// to its consumers' buffers): each message counts its payload plus about 320 bytes of
+        /// bookkeeping. At the bound the connection asks the task for no further message until
+        /// half of it is consumed, so the system's buffers and TCP slow the server down instead
+        /// of memory growing with a backlog. Default: 1 MiB (about 2,000 small events).
+        public var maximumBufferedInboundBytes = 1 << 20
 
         /// Creates a configuration.
         /// - Parameters:

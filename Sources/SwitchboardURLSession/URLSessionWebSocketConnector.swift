@@ -118,7 +118,8 @@ public struct URLSessionWebSocketConnector: WebSocketConnector {
         return URLSessionWebSocketConnection.start(
             task: task, events: events, subprotocol: subprotocol,
             settings: .init(
-                maximumMessageSize: configuration.maximumMessageSize, closeTimeout: configuration.closeTimeout,
+                maximumMessageSize: configuration.maximumMessageSize,
+                maximumBufferedInboundBytes: configuration.maximumBufferedInboundBytes, closeTimeout: configuration.closeTimeout,
                 clock: configuration.clock, logger: logger))
     }
 

@@ -159,8 +159,8 @@ struct ScriptDialect: ConnectionDialect {
         return .frame("\(message) signed", kind: nil)
     }
 
-    func deliver(_ delivery: String, for key: SubscriptionKey, to events: TransportEvents.Continuation) {
-        events.yield(.error(SwitchboardError(code: .network, message: "delivered \(delivery)")))
+    func deliver(_ delivery: String, for key: SubscriptionKey, charge: InboundCharge, to events: TransportEvents.Continuation) {
+        events.yield(.error(SwitchboardError(code: .network, message: "delivered \(delivery)")), charge: charge)
     }
 
     func reporting(_ event: TransportEvent, state: inout Void) {}

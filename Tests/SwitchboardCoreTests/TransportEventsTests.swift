@@ -31,7 +31,7 @@ struct TransportEventsTests {
 
         var iterator = events.makeAsyncIterator()
         var read: [(TransportEvent, Duration?)] = []
-        while let stamped = await iterator.nextStamped(isolation: nil) { read.append(stamped) }
+        while let stamped = await iterator.nextStamped(isolation: nil) { read.append((stamped.event, stamped.yieldedAt)) }
         #expect(read.map(\.0) == [
             .connectionStateChanged(.connecting(attempt: 1)), .connectionStateChanged(.connecting(attempt: 2)),
             .subscriptionEstablished("k"), .connectionStateChanged(.connected),

@@ -25,16 +25,19 @@ func makeConnector(
     maximumFrameSize: Int = 1 << 20,
     maximumMessageSize: Int = 4 << 20,
     closeTimeout: Duration = .seconds(5),
+    maximumBufferedInboundBytes: Int = 1 << 20,
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 ) throws -> NIOWebSocketConnector {
     let certificate = try TestCertificate.shared.get()
-    return NIOWebSocketConnector(configuration: NIOWebSocketConnector.Configuration(
+    var configuration = NIOWebSocketConnector.Configuration(
         tls: NIOWebSocketConnector.TLS(trustRoots: .only(try .der(Data(certificate.der)))),
         maximumFrameSize: maximumFrameSize,
         maximumMessageSize: maximumMessageSize,
         closeTimeout: closeTimeout,
         clock: clock,
-        logger: logger))
+        logger: logger)
+    configuration.maximumBufferedInboundBytes = maximumBufferedInboundBytes
+    return NIOWebSocketConnector(configuration: configuration)
 }
 
 /// Accepts every upgrade, choosing the first offered subprotocol.

@@ -78,12 +78,14 @@ extension BackendNotifier {
         subscriptions.send(commands, to: transport, logger: logger) { report($0, streams: $1) }
     }
 
-    /// Handles what the current transport reported; `seenAt` is when it was reported (a moment
-    /// of ``backendClock``'s timeline), which bounds when connections opened and closed for
-    /// matching legacy live copies.
-    func handle(_ event: TransportEvent, seenAt: Duration) {
+    /// Handles what the current transport reported; `stamp` is when a state change was reported
+    /// (a moment of ``backendClock``'s timeline; nil: now), which bounds when connections opened
+    /// and closed for matching legacy live copies.
+    func handle(_ event: TransportEvent, seenAt stamp: Duration?) {
         switch event {
         case .connectionStateChanged(let state):
+            // Read only here: the clock is not read for every event.
+            let seenAt = stamp ?? backendClock.now()
             let previous = connectionState
             if previous == .connected, state != .connected { catchUp.note { $0.connectionClosed(at: seenAt) } }
             setConnectionState(state, transport: transportKind)

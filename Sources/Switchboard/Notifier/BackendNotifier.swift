@@ -270,12 +270,16 @@ public actor BackendNotifier {
             // Read on the actor: buffered events are taken without suspending. State changes
             // carry when the transport reported them: this actor may read them behind a backlog.
             var events = transport.events.makeAsyncIterator()
-            while case let (event, yieldedAt)? = await events.nextStamped(isolation: self) {
+            while let stamped = await events.nextStamped(isolation: self) {
+                // The frame's bytes go back to the socket's budget once the event is handed on
+                // (consumers' buffers are bounded on their own).
+                defer { stamped.charge.release() }
+                let event = stamped.event
                 guard slot.generation == switching.generation else {
                     dropStale(event)
                     continue
                 }
-                handle(event, seenAt: yieldedAt ?? backendClock.now())
+                handle(event, seenAt: stamped.yieldedAt)
                 // An event changes only its stream's last event time, which delivery publishes.
                 if case .received = event {} else { publishStreamStatuses() }
             }

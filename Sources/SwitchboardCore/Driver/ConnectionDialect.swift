@@ -43,7 +43,11 @@ package protocol ConnectionDialect: Sendable {
     func authorize(_ message: Machine.ClientMessage, on connection: ConnectionID, as identity: TransportIdentity?) async -> Authorized<Command>
 
     /// Turns what a subscription received into envelopes and yields them. On the hot path.
-    func deliver(_ delivery: Machine.Delivery, for key: SubscriptionKey, to events: TransportEvents.Continuation)
+    /// `charge` is the frame's share of the socket's ``InboundBudget``: it goes with the last
+    /// envelope yielded (``TransportEvents/Continuation/yield(_:charge:)``), or is released when
+    /// none is.
+    func deliver(
+        _ delivery: Machine.Delivery, for key: SubscriptionKey, charge: InboundCharge, to events: TransportEvents.Continuation)
 
     /// An event is about to be reported to the owner (for metrics).
     func reporting(_ event: TransportEvent, state: inout State)

@@ -13,7 +13,8 @@ extension TransportDriver.Loop {
             index += 1
             switch action {
             case .deliver(let key, let delivery):
-                driver.dialect.deliver(delivery, for: key, to: driver.events)
+                driver.dialect.deliver(delivery, for: key, charge: pendingCharge, to: driver.events)
+                pendingCharge = .none
             case .send(let id, let message):
                 guard let connection = openConnection(id) else { continue }
                 switch driver.dialect.encode(message, on: id, identity: identity, state: &state) {

@@ -46,6 +46,8 @@ extension TransportDriver {
         package var wasConnected = false
         /// Set by ``DriverAction/finish``.
         package var finished = false
+        /// The budget share of the frame being handled, until a delivery takes it.
+        package var pendingCharge = InboundCharge.none
 
         /// Starts a loop.
         package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
@@ -67,17 +69,25 @@ extension TransportDriver {
             // must not move because the loop was busy).
             let now: Duration =
                 switch input {
-                case .frame(_, _, let receivedAt), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
+                case .frame(_, _, let receivedAt, _), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
                 default: clock.now()
                 }
             switch input {
-            case .frame(let id, let decoded, _):
-                guard isHeld(id) else { return }
+            case .frame(let id, let decoded, _, let charge):
+                guard isHeld(id) else {
+                    charge.release()
+                    return
+                }
+                // The first event the frame delivers carries its charge on to the reader; a frame
+                // that delivers none gives it back here.
+                pendingCharge = charge
                 switch decoded {
                 case .success(let message)?: await perform(machine.received(message, on: id, at: now, random: &random), group: &group)
                 case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: now), group: &group)
                 case nil: break
                 }
+                pendingCharge.release()
+                pendingCharge = .none
             case .closed(let id, let close, _):
                 guard remove(id) != nil else { return }
                 logger.debug("socket closed", metadata: ["switchboard.connection": "\(id)", "switchboard.close": "\(close.code)"])
@@ -227,14 +237,19 @@ extension TransportDriver {
             let inputs = driver.inputContinuation
             let clock = clock
             let dialect = driver.dialect
-            connection.inbound.forward { item in
+            connection.inbound.forwardCharged { item, charge in
                 switch item {
                 case .success(.message(let message))?:
                     let receivedAt = clock.now()
-                    inputs.yield(.frame(id, dialect.decode(message, on: id), receivedAt: receivedAt))
-                case .success(.closed(let close))?: inputs.yield(.closed(id, close, receivedAt: clock.now()))
+                    let input = Input.frame(id, dialect.decode(message, on: id), receivedAt: receivedAt, charge: charge)
+                    if case .terminated = inputs.yield(input) { charge.release() }
+                case .success(.closed(let close))?:
+                    charge.release()
+                    inputs.yield(.closed(id, close, receivedAt: clock.now()))
                 case nil: inputs.yield(.ended(id, nil))
-                case .failure(let error)?: inputs.yield(.ended(id, error))
+                case .failure(let error)?:
+                    charge.release()
+                    inputs.yield(.ended(id, error))
                 }
             }
         }

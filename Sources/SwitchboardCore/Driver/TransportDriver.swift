@@ -43,8 +43,8 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
         /// Opening a socket failed.
         case openFailed(ConnectionID, ConnectFailure)
         /// A frame, decoded by the dialect as the socket delivered it (nil: dropped), with the
-        /// time it arrived.
-        case frame(ConnectionID, Result<Machine.ServerMessage, SwitchboardError>?, receivedAt: Duration)
+        /// time it arrived and the share of the socket's ``InboundBudget`` it holds.
+        case frame(ConnectionID, Result<Machine.ServerMessage, SwitchboardError>?, receivedAt: Duration, charge: InboundCharge)
         /// A close frame, with the time it arrived.
         case closed(ConnectionID, WebSocketClose, receivedAt: Duration)
         /// A socket's frames ended (after a close frame, too), with the error it failed with.
