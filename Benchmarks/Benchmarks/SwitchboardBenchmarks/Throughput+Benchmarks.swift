@@ -23,11 +23,14 @@ enum ThroughputMetric {
 
     static let bare = Reader("bare NIO loop", unit: "frame")
     static let raw = Reader("raw NIO", unit: "frame")
+    static let peer = Reader("peer", unit: "event")
     static let notifier = Reader("notifier", unit: "event")
     static let rawToBare = custom("raw/bare %", prefersLarger: true)
     static let ratio = custom("notifier/raw %", prefersLarger: true)
+    static let cpuToPeer = custom("notifier/peer CPU %", prefersLarger: false)
+    static let allocationsToPeer = custom("notifier/peer mallocs %", prefersLarger: false)
 
-    static let all = bare.all + raw.all + notifier.all + [rawToBare, ratio]
+    static let all = bare.all + raw.all + peer.all + notifier.all + [rawToBare, ratio, cpuToPeer, allocationsToPeer]
 }
 
 func registerThroughput() {
@@ -48,9 +51,16 @@ func registerThroughput() {
                 func percent(_ part: Double, _ whole: Double) -> Int { Int((part / whole * 100).rounded()) }
                 if let bare = rates.bare { record(ThroughputMetric.bare, bare) }
                 record(ThroughputMetric.raw, rates.raw)
+                if let peer = rates.peer { record(ThroughputMetric.peer, peer) }
                 record(ThroughputMetric.notifier, rates.notifier)
                 if let bare = rates.bare { Report.record(benchmark, ThroughputMetric.rawToBare, percent(rates.raw.rate, bare.rate)) }
                 Report.record(benchmark, ThroughputMetric.ratio, percent(rates.notifier.rate, rates.raw.rate))
+                if let peer = rates.peer {
+                    Report.record(
+                        benchmark, ThroughputMetric.cpuToPeer, percent(rates.notifier.cpuPerEvent.seconds, peer.cpuPerEvent.seconds))
+                    Report.record(
+                        benchmark, ThroughputMetric.allocationsToPeer, percent(rates.notifier.allocationsPerEvent, peer.allocationsPerEvent))
+                }
             }
         }
     }

@@ -6,8 +6,8 @@ import SwitchboardNIO
 
 /// Events per second from the socket to a typed consumer through `BackendNotifier`, and what each
 /// event costs (CPU, allocations), next to the same for the NIO engine alone receiving the same
-/// frames from the same sender, and for the physical limit: a bare NIO read loop (``BareLoop``),
-/// all in the same run.
+/// frames from the same sender, for a hand-written `WSClient` + `JSONDecoder` client (``Peer``),
+/// and for the physical limit: a bare NIO read loop (``BareLoop``), all in the same run.
 enum Throughput {
     /// Every reader's ``Cost`` in one run, against one sender.
     struct Rates: Sendable {
@@ -17,11 +17,13 @@ enum Throughput {
         var raw: Cost
         /// Text frames out of a bare `NIOAsyncChannel` read loop (blast sender only).
         var bare: Cost?
+        /// Archive events out of swift-websocket's `WSClient` and `JSONDecoder` (blast sender only).
+        var peer: Cost?
         var ratio: Double { notifier.rate / raw.rate }
     }
 
     /// Every reader with ``BlastServer`` as the sender, `events` frames each, one after the
-    /// other: the bare loop, the raw engine, then the notifier.
+    /// other: the bare loop, the raw engine, the hand-written peer, then the notifier.
     static func blast(_ kind: TransportKind, events: Int) async throws -> Rates {
         try await BlastServer.with { server in
             // For profiling the notifier alone (`perf record -p`): skip the other readers.
@@ -39,13 +41,14 @@ enum Throughput {
             }
             let bare = try await BareLoop.cost(kind, port: server.port, events: events, ready: ready)
             let raw = try await rawCost(kind, port: server.port, events: events, ready: ready)
+            let peer = try await Peer.cost(kind, port: server.port, events: events, ready: ready)
             let notifier = try await notifierCost(kind, port: server.port, events: events) {
                 let subscription = try await server.waitForSubscription {
-                    !["raw-1", "bare-1"].contains($0.id) && $0.request.contains(ArchivePayload.marker(kind))
+                    !["raw-1", "bare-1", "peer-1"].contains($0.id) && $0.request.contains(ArchivePayload.marker(kind))
                 }
                 return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
             }
-            return Rates(notifier: notifier, raw: raw, bare: bare)
+            return Rates(notifier: notifier, raw: raw, bare: bare, peer: peer)
         }
     }
 
