@@ -16,6 +16,10 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The peer column: what an app team would write without Switchboard (swift-websocket's
+        // WSClient, re-exported by hummingbird-websocket, the version the root package's tests use).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .executableTarget(
@@ -36,6 +40,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/SwitchboardBenchmarks",
             plugins: [

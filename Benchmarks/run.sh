@@ -29,20 +29,25 @@ python3 - "$report" <<'PY'
 import statistics, sys
 rows = {}
 order = []
+decimals = set()
 for line in open(sys.argv[1]):
     name, figure, value = line.rstrip("\n").split("\t")
     key = (name, figure)
     if key not in rows:
         rows[key] = []
         order.append(key)
-    rows[key].append(int(value))
+    if "." in value:
+        decimals.add(key)
+    rows[key].append(float(value))
 width_name = max([len(n) for n, _ in order] + [9])
 width_figure = max([len(f) for _, f in order] + [6])
 print()
 print(f"{'benchmark':<{width_name}}  {'figure':<{width_figure}}  {'median':>12}  {'min':>12}  {'max':>12}  runs")
 print(f"{'-' * width_name}  {'-' * width_figure}  {'-' * 12}  {'-' * 12}  {'-' * 12}  ----")
-for name, figure in order:
-    values = rows[(name, figure)]
-    median = statistics.median(values)
-    print(f"{name:<{width_name}}  {figure:<{width_figure}}  {median:>12,.0f}  {min(values):>12,}  {max(values):>12,}  {len(values):>4}")
+for key in order:
+    name, figure = key
+    values = rows[key]
+    shown = ",.1f" if key in decimals else ",.0f"
+    median, low, high = statistics.median(values), min(values), max(values)
+    print(f"{name:<{width_name}}  {figure:<{width_figure}}  {median:>12{shown}}  {low:>12{shown}}  {high:>12{shown}}  {len(values):>4}")
 PY

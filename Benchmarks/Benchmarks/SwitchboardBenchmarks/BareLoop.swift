@@ -12,11 +12,11 @@ import SwitchboardCore
 enum BareLoop {
     typealias WebSocketChannel = NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
 
-    /// Connects, subscribes to the archive channel with wire id `bare-1`, calls `start` and
-    /// counts `events` text frames.
-    static func rate(
-        _ kind: TransportKind, port: Int, events: Int, start: @escaping @Sendable (String) async throws -> Void
-    ) async throws -> Double {
+    /// Connects, subscribes to the archive channel with wire id `bare-1`, waits for `ready`
+    /// (which returns the sender) and counts `events` text frames.
+    static func cost(
+        _ kind: TransportKind, port: Int, events: Int, ready: @escaping @Sendable (String) async throws -> @Sendable () -> Void
+    ) async throws -> Cost {
         let channel = try await connect(kind, port: port)
         return try await channel.executeThenClose { inbound, outbound in
             var frames = inbound.makeAsyncIterator()
@@ -31,9 +31,9 @@ enum BareLoop {
                 try await outbound.write(text(
                     #"{"type":"start","id":"bare-1","payload":{"query":"subscription { subscribeArchiveState(userId: \"\#(Rig.userId)\") { archiveId } }"}}"#))
             }
-            let clock = ContinuousClock()
-            let began = clock.now
-            async let started: Void = start("bare-1")
+            let send = try await ready("bare-1")
+            let meter = CostMeter()
+            async let started: Void = send()
             var received = 0
             var bytes = 0
             while received < events {
@@ -43,10 +43,10 @@ enum BareLoop {
                 bytes &+= text.utf8.count
                 received += 1
             }
-            try await started
-            let elapsed = began.duration(to: clock.now)
+            await started
+            let cost = meter.stop(events: events)
             guard bytes > 0 else { throw BenchmarkFailure("empty frames") }
-            return Double(events) / elapsed.seconds
+            return cost
         }
     }
 

@@ -4,109 +4,109 @@ import SwitchboardCore
 import SwitchboardEmulator
 import SwitchboardNIO
 
-/// Events per second from the socket to a typed consumer through `BackendNotifier`, next to the
-/// rate at which the NIO engine alone receives the same frames from the same sender, and the
-/// physical limit: a bare NIO read loop (``BareLoop``), from the same sender in the same run.
+/// Events per second from the socket to a typed consumer through `BackendNotifier`, and what each
+/// event costs (CPU, allocations), next to the same for the NIO engine alone receiving the same
+/// frames from the same sender, for a hand-written `WSClient` + `JSONDecoder` client (``Peer``),
+/// and for the physical limit: a bare NIO read loop (``BareLoop``), all in the same run.
 enum Throughput {
+    /// Every reader's ``Cost`` in one run, against one sender.
     struct Rates: Sendable {
-        /// Typed values per second out of `BackendNotifier.archiveValues()`.
-        var notifier: Double
-        /// Text frames per second out of `NIOWebSocketConnection.inbound`, nothing decoded.
-        var raw: Double
-        /// Text frames per second out of a bare `NIOAsyncChannel` read loop (blast sender only).
-        var bare: Double?
-        /// The process's CPU time (user and system, every thread, the sender's too) per event
-        /// while the notifier ran: less swayed by other work on the machine than the rates.
-        var notifierCPU: Duration = .zero
-        var ratio: Double { notifier / raw }
+        /// Typed values out of `BackendNotifier.archiveValues()`.
+        var notifier: Cost
+        /// Text frames out of `NIOWebSocketConnection.inbound`, nothing decoded: the engine alone.
+        var raw: Cost
+        /// Text frames out of a bare `NIOAsyncChannel` read loop (blast sender only).
+        var bare: Cost?
+        /// Archive events out of swift-websocket's `WSClient` and `JSONDecoder` (blast sender only).
+        var peer: Cost?
+        var ratio: Double { notifier.rate / raw.rate }
     }
 
-    /// Both rates with ``BlastServer`` as the sender: `events` frames each, raw engine first.
+    /// Every reader with ``BlastServer`` as the sender, `events` frames each, one after the
+    /// other: the bare loop, the raw engine, the hand-written peer, then the notifier.
     static func blast(_ kind: TransportKind, events: Int) async throws -> Rates {
         try await BlastServer.with { server in
-            // For profiling the notifier alone (`perf record -p`): skip the other two readers.
+            // For profiling the notifier alone (`perf record -p`): skip the other readers.
             if ProcessInfo.processInfo.environment["SWITCHBOARD_BENCH_NOTIFIER_ONLY"] != nil {
-                let notifier = try await notifierRate(kind, port: server.port, events: events) {
+                let notifier = try await notifierCost(kind, port: server.port, events: events) {
                     let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
                     return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
                 }
-                return Rates(notifier: notifier.rate, raw: notifier.rate, bare: notifier.rate, notifierCPU: notifier.cpuPerEvent)
+                return Rates(notifier: notifier, raw: notifier)
             }
-            let bare = try await BareLoop.rate(kind, port: server.port, events: events) { bareID in
-                let subscription = try await server.waitForSubscription { $0.id == bareID }
-                server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) }
+            // Waits for the server to hold subscription `id`, then returns the sender.
+            let ready = { @Sendable (id: String) async throws -> @Sendable () -> Void in
+                let subscription = try await server.waitForSubscription { $0.id == id }
+                return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
             }
-            let raw = try await rawRate(kind, port: server.port, events: events) { rawID in
-                let subscription = try await server.waitForSubscription { $0.id == rawID }
-                server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) }
-            }
-            let notifier = try await notifierRate(kind, port: server.port, events: events) {
+            let bare = try await BareLoop.cost(kind, port: server.port, events: events, ready: ready)
+            let raw = try await rawCost(kind, port: server.port, events: events, ready: ready)
+            let peer = try await Peer.cost(kind, port: server.port, events: events, ready: ready)
+            let notifier = try await notifierCost(kind, port: server.port, events: events) {
                 let subscription = try await server.waitForSubscription {
-                    $0.id != "raw-1" && $0.id != "bare-1" && $0.request.contains(ArchivePayload.marker(kind))
+                    !["raw-1", "bare-1", "peer-1"].contains($0.id) && $0.request.contains(ArchivePayload.marker(kind))
                 }
                 return { server.blast(events, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
             }
-            return Rates(notifier: notifier.rate, raw: raw, bare: bare, notifierCPU: notifier.cpuPerEvent)
+            return Rates(notifier: notifier, raw: raw, bare: bare, peer: peer)
         }
     }
 
-    /// Both rates with the emulator as the sender (in-process `publish`, one call per event).
-    /// The raw engine reads the AppSync Events endpoint for either transport: it measures how
-    /// fast the emulator sends.
+    /// The notifier and the raw engine with the emulator as the sender (in-process `publish`,
+    /// one call per event). The raw engine reads the AppSync Events endpoint for either
+    /// transport: it measures how fast the emulator sends.
     static func emulator(_ kind: TransportKind, events: Int) async throws -> Rates {
         try await withRunningEmulator(configuration: Rig.emulatorConfiguration()) { emulator, endpoints in
             let publish = { @Sendable in
                 for _ in 0..<events { _ = try? emulator.publish(channel: ArchivePayload.channel, event: ArchivePayload.event()) }
             }
-            let raw = try await rawRate(.appsync, port: endpoints.port, events: events, authorized: true) { _ in
+            let raw = try await rawCost(.appsync, port: endpoints.port, events: events, authorized: true) { _ in
                 try await Rig.wait("the raw subscription") { emulator.subscriptionCount == 1 }
-                publish()
+                return publish
             }
             try await Rig.wait("the raw connection to close") { emulator.subscriptionCount == 0 }
-            let notifier = try await notifierRate(kind, port: endpoints.port, events: events) {
+            let notifier = try await notifierCost(kind, port: endpoints.port, events: events) {
                 try await Rig.wait("the notifier's subscriptions") { emulator.subscriptionCount >= 1 }
                 return publish
             }
-            return Rates(notifier: notifier.rate, raw: raw, notifierCPU: notifier.cpuPerEvent)
+            return Rates(notifier: notifier, raw: raw)
         }
     }
 
     /// Opens a WebSocket with the NIO engine alone, subscribes to the archive channel (wire id
-    /// `raw-1`), calls `start` and counts `events` frames.
-    static func rawRate(
+    /// `raw-1`), waits for `ready` (which returns the sender) and counts `events` frames.
+    static func rawCost(
         _ kind: TransportKind, port: Int, events: Int, authorized: Bool = false,
-        start: @escaping @Sendable (String) async throws -> Void
-    ) async throws -> Double {
+        ready: @escaping @Sendable (String) async throws -> @Sendable () -> Void
+    ) async throws -> Cost {
         var client = try await RawClient.connect(kind, port: port, authorized: authorized)
         try await client.subscribe(id: "raw-1")
-        let clock = ContinuousClock()
-        let began = clock.now
-        async let started: Void = start("raw-1")
+        let send = try await ready("raw-1")
+        let meter = CostMeter()
+        async let started: Void = send()
         var received = 0
         var frames = client.frames
         while received < events {
             guard case .message(.text) = try await frames.next() else { throw BenchmarkFailure("raw socket closed") }
             received += 1
         }
-        try await started
-        let elapsed = began.duration(to: clock.now)
+        await started
+        let cost = meter.stop(events: events)
         await client.connection.close(code: .normalClosure, reason: "")
-        return Double(events) / elapsed.seconds
+        return cost
     }
 
     /// Runs a notifier on `kind`'s transport, waits for `ready` (which returns the sender), then
     /// times `events` typed archive values arriving at one consumer.
-    static func notifierRate(
+    static func notifierCost(
         _ kind: TransportKind, port: Int, events: Int,
         ready: @escaping @Sendable () async throws -> @Sendable () -> Void
-    ) async throws -> (rate: Double, cpuPerEvent: Duration) {
+    ) async throws -> Cost {
         let notifier = Rig.notifier(kind, port: port)
         return try await Rig.running(notifier) {
             var values = await notifier.archiveValues().makeAsyncIterator()
             let send = try await ready()
-            let clock = ContinuousClock()
-            let began = clock.now
-            let cpuBefore = processCPUTime()
+            let meter = CostMeter()
             async let sent: Void = send()
             var received = 0
             while received < events {
@@ -114,18 +114,8 @@ enum Throughput {
                 received += 1
             }
             await sent
-            let cpu = processCPUTime() - cpuBefore
-            return (Double(events) / began.duration(to: clock.now).seconds, cpu / events)
+            return meter.stop(events: events)
         }
-    }
-
-    /// User plus system CPU time of the whole process so far.
-    static func processCPUTime() -> Duration {
-        var usage = rusage()
-        // RUSAGE_SELF is 0 everywhere, but Glibc imports it as an enum and Darwin as an Int32.
-        getrusage(0, &usage)
-        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
-        return duration(usage.ru_utime) + duration(usage.ru_stime)
     }
 }
 
