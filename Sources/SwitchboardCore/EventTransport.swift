@@ -83,7 +83,7 @@ public protocol EventTransport: Sendable {
     /// copy of a fetched event exactly. False (the legacy GraphQL contract, and the default): a
     /// copy is recognised by its fields, its order and the connection it arrived on, and a
     /// catch-up after a (re)connection lets the subscriptions settle before it reads the log,
-    /// acknowledged or not (``BackendNotifier/CatchUp/subscriptionSettleTime``).
+    /// acknowledged or not (the notifier's `CatchUp.subscriptionSettleTime`).
     var liveEventsCarryLogTimes: Bool { get }
 
     /// Runs the transport until ``shutDown()`` or cancellation. It returns at once if
