@@ -14,4 +14,5 @@ let benchmarks: @Sendable () -> Void = {
     registerMemory()
     registerCatchUp()
     registerResume()
+    registerFlood()
 }
