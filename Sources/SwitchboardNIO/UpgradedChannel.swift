@@ -99,9 +99,16 @@ final class FrameHandOff: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        budget.forgetWaker()
+    }
+
     private func end(_ error: (any Error)?) {
         guard !ended else { return }
         ended = true
+        // Nothing more is read: a waker kept for a held-back read would only keep this handler,
+        // its context and the channel alive.
+        budget.forgetWaker()
         inputs.yield(.readEnded(error))
     }
 }

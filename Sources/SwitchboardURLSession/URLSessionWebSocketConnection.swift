@@ -21,6 +21,8 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
     private let settings: Settings
     /// Whether ``close(code:reason:)`` ran: the receive that fails next is the end, not a failure.
     private let closing: LockedValue<Bool>
+    /// What the connection may hold between its task and its consumer.
+    private let budget: InboundBudget
 
     /// What a connection needs of its connector's configuration.
     struct Settings: Sendable {
@@ -33,8 +35,9 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
 
     private init(
         task: any WebSocketSessionTask, events: WebSocketTaskEvents, subprotocol: String?, inbound: WebSocketInbound,
-        settings: Settings, closing: LockedValue<Bool>
+        settings: Settings, closing: LockedValue<Bool>, budget: InboundBudget
     ) {
+        self.budget = budget
         self.task = task
         self.events = events
         self.subprotocol = subprotocol
@@ -46,6 +49,8 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
     /// A connection dropped without ``close(code:reason:)`` ends its task with 1001 (going away).
     deinit {
         if !closing.withLock({ $0 }) { task.cancel(closeCode: .goingAway, reason: nil) }
+        // A receive held back by the budget goes on, fails on the cancelled task and ends.
+        budget.wakeReader()
     }
 
     /// Wraps an upgraded task and starts receiving.
@@ -57,7 +62,8 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
         let budget = InboundBudget(limit: settings.maximumBufferedInboundBytes)
         receive(task: task, events: events, into: continuation, closing: closing, budget: budget, settings: settings)
         return URLSessionWebSocketConnection(
-            task: task, events: events, subprotocol: subprotocol, inbound: inbound, settings: settings, closing: closing)
+            task: task, events: events, subprotocol: subprotocol, inbound: inbound, settings: settings, closing: closing,
+            budget: budget)
     }
 
     /// Receives one message and, once it was handed on, the next: a chain of completion handlers
@@ -123,6 +129,8 @@ public final class URLSessionWebSocketConnection: WebSocketConnection {
         guard first else { return }
         settings.logger.debug("closing", metadata: ["switchboard.websocket.close.code": "\(code)"])
         task.cancel(closeCode: code, reason: Data(Self.truncated(reason).utf8))
+        // A receive held back by the budget goes on, fails on the cancelled task and ends inbound.
+        budget.wakeReader()
         let events = events
         _ = try? await withDeadline(
             settings.closeTimeout, on: settings.clock,
