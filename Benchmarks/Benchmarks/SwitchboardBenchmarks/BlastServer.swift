@@ -69,6 +69,12 @@ final class BlastServer: Sendable {
         }
     }
 
+    /// Writes one frame to the subscription's connection (flushed on its own).
+    func send(_ text: String, to subscription: Subscription) {
+        guard let sink = state.withLockedValue({ $0.connections[subscription.connection]?.blasts }) else { return }
+        sink.yield([ByteBuffer(string: text)])
+    }
+
     /// Runs `body` against a fresh server, then closes it and every connection.
     static func with<Result: Sendable>(_ body: (BlastServer) async throws -> Result) async throws -> Result {
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

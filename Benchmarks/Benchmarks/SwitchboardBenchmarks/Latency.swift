@@ -17,6 +17,17 @@ enum LatencyMetric {
 /// publish call to the consumer receiving the value (one process, one monotonic clock).
 func registerLatency() {
     for kind in [TransportKind.appsync, .graphql] {
+        // The client alone: the blast server paces raw frames itself, so the emulator's own
+        // publish path (its bus, its writer task) is not in the figure.
+        Benchmark(
+            "Latency \(kind) at 1,000 events/s (paced raw sender)",
+            configuration: .init(metrics: [LatencyMetric.p50, LatencyMetric.p99, LatencyMetric.p999], warmupIterations: 0, maxIterations: 1)
+        ) { benchmark in
+            let samples = try await Latency.runRaw(kind, events: 10_000, rate: 1_000)
+            Report.record(benchmark, LatencyMetric.p50, Latency.percentile(samples, 0.50))
+            Report.record(benchmark, LatencyMetric.p99, Latency.percentile(samples, 0.99))
+            Report.record(benchmark, LatencyMetric.p999, Latency.percentile(samples, 0.999))
+        }
         Benchmark(
             "Latency \(kind) at 1,000 events/s",
             configuration: .init(metrics: [LatencyMetric.p50, LatencyMetric.p99, LatencyMetric.p999], warmupIterations: 0, maxIterations: 1)
@@ -64,6 +75,53 @@ enum Latency {
                     latencies.append(at.duration(to: now).seconds * 1e6)
                 }
                 try await publishing
+                return latencies
+            }
+        }
+    }
+
+    /// The same measurement with the blast server as the sender: it writes each frame itself
+    /// at `rate` per second (the frame's `archiveId` is its sequence number), and the latency is
+    /// the time from just before the frame is handed to the server's writer to the consumer
+    /// receiving the typed value.
+    static func runRaw(_ kind: TransportKind, events: Int, rate: Int) async throws -> [Double] {
+        try await BlastServer.with { server in
+            let notifier = Rig.notifier(kind, port: server.port)
+            return try await Rig.running(notifier) {
+                var values = await notifier.archiveValues().makeAsyncIterator()
+                let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
+                func frame(_ archiveId: String) -> String {
+                    kind == .appsync
+                        ? ArchivePayload.appSyncFrame(id: subscription.id, archiveId: archiveId)
+                        : ArchivePayload.graphQLFrame(id: subscription.id, archiveId: archiveId)
+                }
+                for warm in 0..<100 {
+                    server.send(frame("w\(warm)"), to: subscription)
+                    _ = await values.next()
+                }
+                let clock = ContinuousClock()
+                let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
+                let period = Duration.seconds(1) / rate
+                // Encoded ahead: the sender's own work is not in the figure.
+                let frames = (0..<events).map { frame(String($0)) }
+                async let sending: Void = {
+                    let start = clock.now
+                    for sequence in 0..<events {
+                        try await clock.sleep(until: start + period * sequence)
+                        sent.withLockedValue { $0[sequence] = clock.now }
+                        server.send(frames[sequence], to: subscription)
+                    }
+                }()
+                var latencies: [Double] = []
+                latencies.reserveCapacity(events)
+                while latencies.count < events, let value = await values.next() {
+                    let now = clock.now
+                    guard let sequence = value.archiveId.flatMap(Int.init),
+                        let at = sent.withLockedValue({ $0[sequence] })
+                    else { continue }
+                    latencies.append(at.duration(to: now).seconds * 1e6)
+                }
+                try await sending
                 return latencies
             }
         }
