@@ -39,10 +39,13 @@ struct EndToEnd {
     static func emulatorConfiguration(
         keepAliveInterval: Duration = .seconds(1), maximumSubscriptions: Int = 200
     ) -> SwitchboardEmulator.Configuration {
-        SwitchboardEmulator.Configuration(
+        var configuration = SwitchboardEmulator.Configuration(
             port: 0, auth: .init(apiKeys: [apiKey], jwtSecret: jwtSecret), keepAliveInterval: keepAliveInterval,
             maximumSubscriptionsPerConnection: maximumSubscriptions,
             logger: logger("e2e.emulator"))
+        // A real-time window no end-to-end test is about: the 3 s default can pass under load.
+        configuration.graphQLConnectionInitTimeout = .seconds(60)
+        return configuration
     }
 
     /// Builds the transport under test.
