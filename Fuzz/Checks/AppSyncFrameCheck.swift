@@ -38,7 +38,7 @@ package enum AppSyncFrameCheck {
         case .subscribeError(let subscription, let errors):
             (object, id) = (["type": "subscribe_error", "errors": errors.map(errorObject)], subscription)
         case .data(let subscription, let events):
-            (object, id) = (["type": "data", "event": events], subscription)
+            (object, id) = (["type": "data", "event": events.map(\.text)], subscription)
         case .broadcastError(let subscription, let errors):
             (object, id) = (["type": "broadcast_error", "errors": errors.map(errorObject)], subscription)
         case .unsubscribeSuccess(let subscription):

@@ -5,7 +5,22 @@ import SwitchboardCore
 extension AppSyncConnectionMachine: ConnectionMachine {
     typealias ServerMessage = AppSyncServerMessage
     typealias ClientMessage = Outbound
-    typealias Delivery = [String]
+    typealias Delivery = [AppSyncEvent]
+
+    /// ``received(_:on:at:random:)``, into the driver's reused buffer: an event frame on the
+    /// current socket appends its delivery without an array of its own.
+    mutating func received(
+        _ message: AppSyncServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator,
+        into actions: inout [Action]
+    ) {
+        if connection == candidate?.id { return actions += receivedOnCandidate(message, at: now) }
+        if connection == retiring?.id { return actions += receivedOnRetiring(message) }
+        guard isLive else { return }
+        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive) }
+        guard case .data(let id, let events) = message else { return actions += receivedOnCurrent(message, at: now, random: &random) }
+        guard let key = byID[id], case .established = subscriptions[key]?.phase else { return }
+        deliver(key: key, events: events, from: current, into: &actions)
+    }
 
     /// Subscribes to the channel of `request` (validated by the transport, with its leading `/`).
     mutating func subscribe(_ request: SubscriptionRequest) -> [Action] {

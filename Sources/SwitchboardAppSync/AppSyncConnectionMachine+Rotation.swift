@@ -41,7 +41,7 @@ extension AppSyncConnectionMachine {
     /// One event text on one subscription.
     struct OverlapKey: Hashable {
         var key: SubscriptionKey
-        var event: String
+        var event: AppSyncEvent
     }
 
     // MARK: Timers
@@ -263,22 +263,30 @@ extension AppSyncConnectionMachine {
     /// older has closed (see `retired(at:)`). Afterwards, during the grace period, a late copy of
     /// an event the old socket delivered is dropped once. Identical texts on one socket are
     /// separate events.
-    mutating func deliver(key: SubscriptionKey, events: [String], from connection: ConnectionID) -> [Action] {
+    mutating func deliver(key: SubscriptionKey, events: [AppSyncEvent], from connection: ConnectionID) -> [Action] {
+        var actions: [Action] = []
+        deliver(key: key, events: events, from: connection, into: &actions)
+        return actions
+    }
+
+    /// ``deliver(key:events:from:)``, appending to `actions`.
+    mutating func deliver(key: SubscriptionKey, events: [AppSyncEvent], from connection: ConnectionID, into actions: inout [Action]) {
         let older = retiring?.id ?? (candidate == nil ? nil : current)
         if connection == older {
             for event in events { overlap[OverlapKey(key: key, event: event), default: 0] += 1 }
-            return [.deliver(key, events)]
+            actions.append(.deliver(key, events))
+            return
         }
         if older != nil {
             held.append((key, events))
-            return []
+            return
         }
         let fresh = overlap.isEmpty ? events : events.filter { !matchesOldDelivery(key: key, event: $0) }
-        return fresh.isEmpty ? [] : [.deliver(key, fresh)]
+        if !fresh.isEmpty { actions.append(.deliver(key, fresh)) }
     }
 
     /// Whether the old socket delivered this event and its copy is now consumed.
-    private mutating func matchesOldDelivery(key: SubscriptionKey, event: String) -> Bool {
+    private mutating func matchesOldDelivery(key: SubscriptionKey, event: AppSyncEvent) -> Bool {
         let overlapKey = OverlapKey(key: key, event: event)
         guard let count = overlap[overlapKey] else { return false }
         overlap[overlapKey] = count > 1 ? count - 1 : nil

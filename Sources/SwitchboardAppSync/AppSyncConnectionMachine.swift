@@ -31,7 +31,7 @@ struct AppSyncConnectionMachine {
     }
 
     /// The shared vocabulary: `.deliver` carries the event texts of one `data` frame.
-    typealias Action = DriverAction<Outbound, [String], Extra>
+    typealias Action = DriverAction<Outbound, [AppSyncEvent], Extra>
 
     enum Phase: Equatable {
         case idle
@@ -83,7 +83,7 @@ struct AppSyncConnectionMachine {
     /// from the new one (see `+Rotation`).
     var overlap: [OverlapKey: Int] = [:]
     /// The new socket's events, held until the old socket has closed.
-    var held: [(key: SubscriptionKey, events: [String])] = []
+    var held: [(key: SubscriptionKey, events: [AppSyncEvent])] = []
     /// When the overlap's late copies stop being matched.
     var overlapExpiry: Duration?
     /// The last candidate's credentials were refused: the next one asks for fresh ones.
@@ -241,10 +241,13 @@ struct AppSyncConnectionMachine {
     mutating func received(
         _ message: AppSyncServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        if connection == candidate?.id { return receivedOnCandidate(message, at: now) }
-        if connection == retiring?.id { return receivedOnRetiring(message) }
-        guard isLive else { return [] }
-        if case .connected(let keepAlive, _) = phase { phase = .connected(keepAlive: keepAlive, deadline: now + keepAlive) }
+        var actions: [Action] = []
+        received(message, on: connection, at: now, random: &random, into: &actions)
+        return actions
+    }
+
+    /// A frame of the current socket, which is live (its keep-alive deadline already moved).
+    mutating func receivedOnCurrent(_ message: AppSyncServerMessage, at now: Duration, random: inout some RandomNumberGenerator) -> [Action] {
         switch message {
         case .connectionAck(let timeoutMs):
             guard case .awaitingAck = phase else { return [] }

@@ -136,19 +136,19 @@ struct AppSyncDialect: ConnectionDialect {
     }
 
     func deliver(
-        _ events: [String], for key: SubscriptionKey, charge: InboundCharge, to continuation: TransportEvents.Continuation
+        _ events: [AppSyncEvent], for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge,
+        to continuation: TransportEvents.Continuation
     ) {
         guard !events.isEmpty else {
             charge.release()
             return
         }
-        let now = Date()
-        for (index, payload) in events.enumerated() {
+        for (index, event) in events.enumerated() {
             metrics.events.increment()
-            let bytes = Array(payload.utf8)
+            // Parsed once, when the frame was decoded: the envelope takes that document.
             let envelope = EventEnvelope(
-                subscription: key, document: JSONDocument(bytes, isValidUTF8: true), payload: Data(bytes),
-                receivedAt: now, transport: .appsync)
+                subscription: key, document: event.document, payload: Data(event.bytes), receivedAt: receivedAt,
+                transport: .appsync)
             // The frame's bytes are held until the reader is done with its last event.
             continuation.yield(.received(envelope), charge: index == events.count - 1 ? charge : .none)
         }

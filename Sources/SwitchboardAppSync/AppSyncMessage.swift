@@ -29,7 +29,7 @@ package enum AppSyncServerMessage: Sendable, Equatable {
     case keepAlive
     case subscribeSuccess(id: String)
     case subscribeError(id: String?, [AppSyncError])
-    case data(id: String, events: [String])
+    case data(id: String, events: [AppSyncEvent])
     case broadcastError(id: String?, [AppSyncError])
     case unsubscribeSuccess(id: String)
     case unsubscribeError(id: String?, [AppSyncError])
@@ -97,11 +97,11 @@ package enum AppSyncCodec {
         case "data":
             let id = try requireID()
             switch object["event"] {
-            case let single as String: return .data(id: id, events: [single])
+            case let single as String: return .data(id: id, events: [AppSyncEvent(single)])
             case let many as [Any]:
-                return .data(id: id, events: many.compactMap { $0 as? String ?? jsonText($0) })
+                return .data(id: id, events: many.compactMap { ($0 as? String ?? jsonText($0)).map { AppSyncEvent($0) } })
             case let object as [String: Any]:
-                return .data(id: id, events: [compactJSON(object)])
+                return .data(id: id, events: [AppSyncEvent(compactJSON(object))])
             default: throw violation("a data frame without an event", text)
             }
         case "broadcast_error": return .broadcastError(id: id, errors)
@@ -115,8 +115,10 @@ package enum AppSyncCodec {
     }
 
     /// A `data` frame whose event is a JSON string or an array of them, read in one pass without
-    /// `JSONSerialization`: every event arrives this way. Nil leaves the frame to the general
-    /// path, which reads it the same way (``JSONDocument`` answers only for what it would accept).
+    /// `JSONSerialization`: every event arrives this way. Each event's text is unescaped once,
+    /// straight into the bytes its ``AppSyncEvent`` parses and keeps. Nil leaves the frame to the
+    /// general path, which reads it the same way (``JSONDocument`` answers only for what it would
+    /// accept).
     private static func decodeData(_ text: String) -> AppSyncServerMessage? {
         guard let document = JSONDocument(text),
               let type = document.member("type", of: document.root), document.string(type) == "data",
@@ -125,12 +127,12 @@ package enum AppSyncCodec {
         else { return nil }
         switch document.kind(event) {
         case .string:
-            return document.string(event).map { .data(id: id, events: [$0]) }
+            return document.stringBytes(event).map { .data(id: id, events: [AppSyncEvent(utf8: $0)]) }
         case .array:
-            var events: [String] = []
+            var events: [AppSyncEvent] = []
             for element in document.elements(of: event) ?? [] {
-                guard let text = document.string(element) else { return nil }
-                events.append(text)
+                guard let bytes = document.stringBytes(element) else { return nil }
+                events.append(AppSyncEvent(utf8: bytes))
             }
             return .data(id: id, events: events)
         default:

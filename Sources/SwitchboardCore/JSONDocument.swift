@@ -63,8 +63,9 @@ package struct JSONDocument: Sendable {
         guard parsed else { return nil }
     }
 
-    /// A document of nodes already read (for ``subdocument(_:)``).
-    private init(bytes: [UInt8], nodes: [Node]) {
+    /// A document of nodes already read (for ``subdocument(_:)`` and
+    /// ``renamingMembers(of:_:)``).
+    init(bytes: [UInt8], nodes: [Node]) {
         self.bytes = bytes
         self.nodes = nodes
     }

@@ -21,4 +21,6 @@ extension GraphQLConnectionStateMachine: ConnectionMachine {
 struct GraphQLResult: Equatable, Sendable {
     var data: Data
     var errors: [String] = []
+    /// The frame's parse of `data`, when the codec read the frame in one pass.
+    var parsed = ParsedData()
 }

@@ -6,9 +6,20 @@ extension GraphQLConnectionStateMachine {
     mutating func received(
         _ message: GraphQLServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action] {
+        var actions: [Action] = []
+        received(message, on: connection, at: now, random: &random, into: &actions)
+        return actions
+    }
+
+    /// ``received(_:on:at:random:)``, into the driver's reused buffer: a result appends its
+    /// delivery without an array of its own.
+    mutating func received(
+        _ message: GraphQLServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator,
+        into actions: inout [Action]
+    ) {
         switch phase {
         case .awaitingAck(let connection, _, _):
-            return receivedBeforeAck(message, on: connection, now: now, random: &random)
+            actions += receivedBeforeAck(message, on: connection, now: now, random: &random)
         case .connected(let connection, var liveness):
             // Any frame proves the connection alive for the server keep-alive watchdog.
             if liveness.keepAliveDeadline != nil, let window = liveness.keepAliveWindow {
@@ -21,9 +32,13 @@ extension GraphQLConnectionStateMachine {
             }
             if case .pong = message { liveness.pongDeadline = nil }
             phase = .connected(connection: connection, liveness)
-            return receivedWhileConnected(message, on: connection)
+            if case .next(let id, let data, let errors, let parsed) = message {
+                receivedResult(id: id, data: data, errors: errors, parsed: parsed, into: &actions)
+            } else {
+                actions += receivedWhileConnected(message, on: connection)
+            }
         default:
-            return []
+            break
         }
     }
 
@@ -86,8 +101,10 @@ extension GraphQLConnectionStateMachine {
             case nil:
                 return []
             }
-        case .next(let id, let data, let errors):
-            return receivedResult(id: id, data: data, errors: errors)
+        case .next(let id, let data, let errors, let parsed):
+            var actions: [Action] = []
+            receivedResult(id: id, data: data, errors: errors, parsed: parsed, into: &actions)
+            return actions
         case .error(let id?, let errors):
             return failed(id: id, message: errors.map(\.description).joined(separator: "; "))
         case .error(nil, let errors):
@@ -102,18 +119,20 @@ extension GraphQLConnectionStateMachine {
         }
     }
 
-    private mutating func receivedResult(id: String, data: Data?, errors: [GraphQLServerError]) -> [Action] {
-        guard case .serving(let key)? = active[id] else { return [] }
+    private mutating func receivedResult(
+        id: String, data: Data?, errors: [GraphQLServerError], parsed: ParsedData, into actions: inout [Action]
+    ) {
+        guard case .serving(let key)? = active[id] else { return }
         // A partial result: the value goes on, with the server's errors beside it (the notifier
         // reports them on the streams it reaches; the subscription is not ended).
-        if let data { return [.deliver(key, GraphQLResult(data: data, errors: errors.map(\.description)))] }
+        if let data { return actions.append(.deliver(key, GraphQLResult(data: data, errors: errors.map(\.description), parsed: parsed))) }
         let message = errors.isEmpty ? "a result with neither data nor errors" : errors.map(\.description).joined(separator: "; ")
         if settings.dialect == .graphQLTransportWS {
             // Resolver errors ride on `next` and do not end the operation.
-            return [.report(.error(SwitchboardError(code: .subscriptionRejected, message: "\(key): \(message)")))]
+            return actions.append(.report(.error(SwitchboardError(code: .subscriptionRejected, message: "\(key): \(message)"))))
         }
         // Legacy servers report validation errors as `data` with `errors`: the operation failed.
-        return failed(id: id, message: message)
+        actions += failed(id: id, message: message)
     }
 
     /// The server ended operation `id` with an error: the subscription fails alone, and no stop is

@@ -108,10 +108,11 @@ struct GraphQLDialect: ConnectionDialect {
     }
 
     func deliver(
-        _ result: GraphQLResult, for key: SubscriptionKey, charge: InboundCharge, to continuation: TransportEvents.Continuation
+        _ result: GraphQLResult, for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge,
+        to continuation: TransportEvents.Continuation
     ) {
         metrics.events.increment()
-        switch LegacyResults.envelope(from: result.data, subscription: key, receivedAt: Date()) {
+        switch LegacyResults.envelope(from: result.data, parsed: result.parsed, subscription: key, receivedAt: receivedAt) {
         case .event(var envelope):
             if !result.errors.isEmpty {
                 envelope.serverErrors = result.errors

@@ -56,12 +56,37 @@ package enum GraphQLServerMessage: Sendable, Hashable {
     case pong
     /// AppSync's `start_ack`.
     case subscriptionAck(id: String)
-    /// `data` / `next`: the result's `data` object as JSON bytes (nil when null or absent), and its errors.
-    case next(id: String, data: Data?, errors: [GraphQLServerError])
+    /// `data` / `next`: the result's `data` object as JSON bytes (nil when null or absent), and its
+    /// errors; `parsed` is the frame's parse of `data` when the codec read it in one pass.
+    case next(id: String, data: Data?, errors: [GraphQLServerError], parsed: ParsedData = ParsedData())
     /// `error`, with or without an id.
     case error(id: String?, errors: [GraphQLServerError])
     /// `complete`.
     case complete(id: String)
+}
+
+/// A result's `data` as the frame's parse left it: the frame's ``JSONDocument`` and the node of
+/// `data` in it, so the result is mapped without parsing its bytes again.
+///
+/// A parse of the `data` bytes beside it, not a value of its own: it is equal to every other,
+/// made or not (the bytes decide equality), and hashes to nothing.
+package struct ParsedData: Sendable, Hashable {
+    /// The whole frame, parsed; nil when the codec made no such parse.
+    package private(set) var frame: JSONDocument?
+    /// The `data` value in ``frame``.
+    package private(set) var data: JSONDocument.Index?
+
+    /// No parse: the result's bytes are parsed where it is mapped.
+    package init() {}
+
+    /// The node `data` of the parsed `frame`.
+    package init(frame: JSONDocument, data: JSONDocument.Index) {
+        self.frame = frame
+        self.data = data
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool { true }
+    package func hash(into hasher: inout Hasher) {}
 }
 
 /// Why a frame could not be decoded.

@@ -47,15 +47,25 @@ package enum LegacyResults {
     /// Turns the `data` object of a result into what the notifier reads.
     /// - Parameters:
     ///   - data: The result's `data` object, as it arrived.
+    ///   - parsed: The frame's parse of `data`, if the codec made one: then `data` is not parsed again.
     ///   - subscription: The subscription that received it.
     ///   - receivedAt: When the frame arrived.
-    package static func envelope(from data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
+    package static func envelope(
+        from data: Data, parsed: ParsedData = ParsedData(), subscription: SubscriptionKey, receivedAt: Date
+    ) -> Outcome {
         let unchanged = EventEnvelope(
             subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
-        guard let document = JSONDocument(data) else { return slowPath(data, subscription: subscription, receivedAt: receivedAt) }
-        guard let members = document.members(of: document.root), members.count == 1,
-              let field = schema[members[0].key] else { return .event(unchanged) }
-        let (name, result) = members[0]
+        let document: JSONDocument
+        let root: JSONDocument.Index
+        if let frame = parsed.frame, let index = parsed.data {
+            (document, root) = (frame, index)
+        } else if let parsedData = JSONDocument(data) {
+            (document, root) = (parsedData, parsedData.root)
+        } else {
+            return slowPath(data, subscription: subscription, receivedAt: receivedAt)
+        }
+        guard let member = document.onlyMember(of: root), let field = schema[member.key] else { return .event(unchanged) }
+        let (name, result) = member
         switch document.kind(result) {
         case .null: return .nothing(reason: "\(name) is null")
         case .object: break
@@ -80,29 +90,12 @@ package enum LegacyResults {
         eventTypes.sort { lhs, rhs in
             (field.changes.firstIndex { $0.eventType == lhs } ?? 0) < (field.changes.firstIndex { $0.eventType == rhs } ?? 0)
         }
-        let payload: [UInt8]
-        let payloadDocument: JSONDocument?
-        if renamed {
-            var bytes: [UInt8] = [UInt8(ascii: "{")]
-            for (index, (key, value)) in fields.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(UInt8(ascii: "\""))
-                bytes.append(contentsOf: (field.renames[key] ?? key).utf8)
-                bytes.append(contentsOf: "\":".utf8)
-                bytes.append(contentsOf: document.rawBytes(value))
-            }
-            bytes.append(UInt8(ascii: "}"))
-            payload = bytes
-            payloadDocument = JSONDocument(payload, isValidUTF8: true)
-        } else {
-            // The result as it arrived: its nodes are already read.
-            let subdocument = document.subdocument(result)
-            payload = subdocument.bytes
-            payloadDocument = subdocument
-        }
+        // Either way the frame's nodes are reused, not parsed again: renamed, the members are
+        // written out compactly with the new names; otherwise the result is kept as it arrived.
+        let payload = renamed ? document.renamingMembers(of: result, { field.renames[$0] }) : document.subdocument(result)
         return .event(EventEnvelope(
-            subscription: subscription, eventTypes: eventTypes, document: payloadDocument,
-            payload: Data(payload), receivedAt: receivedAt, transport: .graphql))
+            subscription: subscription, eventTypes: eventTypes, document: payload,
+            payload: Data(payload.bytes), receivedAt: receivedAt, transport: .graphql))
     }
 
     /// A result the fast parser leaves alone (an exponent, an escaped key): the same mapping

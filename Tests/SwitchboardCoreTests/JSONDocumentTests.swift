@@ -93,6 +93,21 @@ struct JSONDocumentTests {
         #expect(checked == 13)
     }
 
+    @Test("an object with renamed keys reads as its compact text parsed on its own; onlyMember finds a lone member")
+    func renamingMembers() throws {
+        let text = #"{"r": {"a" : [1, {"b":null}], "long-name":"x\"y", "k":{"p":{"q":[]}} , "n":0}}"#
+        let document = try #require(JSONDocument(text))
+        let (name, object) = try #require(document.onlyMember(of: document.root))
+        #expect(name == "r")
+        #expect(document.onlyMember(of: object) == nil)
+        let renamed = document.renamingMembers(of: object) { ["a": "alpha", "long-name": "s", "n": "number"][$0] }
+        let expected = #"{"alpha":[1, {"b":null}],"s":"x\"y","k":{"p":{"q":[]}},"number":0}"#
+        #expect(String(decoding: renamed.bytes, as: UTF8.self) == expected)
+        let parsed = try #require(JSONDocument(Array(expected.utf8)))
+        #expect(Self.describe(renamed, renamed.root) == Self.describe(parsed, parsed.root))
+        #expect(renamed.retainedBytes == parsed.retainedBytes)
+    }
+
     /// Everything the document says of a value, recursively.
     private static func describe(_ document: JSONDocument, _ index: JSONDocument.Index) -> String {
         let raw = String(decoding: document.rawBytes(index), as: UTF8.self)

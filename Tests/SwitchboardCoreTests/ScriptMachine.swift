@@ -159,7 +159,9 @@ struct ScriptDialect: ConnectionDialect {
         return .frame("\(message) signed", kind: nil)
     }
 
-    func deliver(_ delivery: String, for key: SubscriptionKey, charge: InboundCharge, to events: TransportEvents.Continuation) {
+    func deliver(
+        _ delivery: String, for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge, to events: TransportEvents.Continuation
+    ) {
         events.yield(.error(SwitchboardError(code: .network, message: "delivered \(delivery)")), charge: charge)
     }
 

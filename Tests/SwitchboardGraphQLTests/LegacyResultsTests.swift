@@ -73,6 +73,29 @@ struct LegacyResultsTests {
         }
     }
 
+    @Test("the frame's own parse of a result maps to the same envelope and document as parsing the result's bytes")
+    func frameParse() throws {
+        let results = [
+            #"{"subscribeDeviceState":{"recording":false,"deviceGroupID":"s1","online":true}}"#,
+            #"{"subscribeArchiveState":{"archiveId":"a","deviceGroupID":"s","status":"Ready","size":[1, {"x":"y\"z"}]}}"#,
+            #"{"subscribeRoleChange":{"reason":"promoted"}}"#, #"{"subscribeDeviceState":null}"#, #"{"somethingElse":{"a":1}}"#,
+        ]
+        for data in results {
+            let frame = #"{"type":"data","id":"1","payload":{"data":"# + data + "}}"
+            guard case .next(_, let bytes?, _, let parsed) = try GraphQLCodec(.graphQLWS).decode(frame), parsed.frame != nil else {
+                Issue.record("no one-pass parse of \(frame)")
+                continue
+            }
+            let fromFrame = LegacyResults.envelope(from: bytes, parsed: parsed, subscription: "k", receivedAt: receivedAt)
+            let fromBytes = LegacyResults.envelope(from: Data(data.utf8), subscription: "k", receivedAt: receivedAt)
+            #expect(fromFrame == fromBytes, "\(data)")
+            if case .event(let lhs) = fromFrame, case .event(let rhs) = fromBytes, let expected = rhs.document {
+                let document = try #require(lhs.document, "\(data)")
+                #expect(document.bytes == expected.bytes && document.retainedBytes == expected.retainedBytes, "\(data)")
+            }
+        }
+    }
+
     @Test("a result outside the schema is handed on unchanged, with no eventType")
     func unknownField() throws {
         for data in [#"{"somethingElse":{"a":1}}"#, #"{"a":1,"b":2}"#, #"[1]"#, #"not json"#] {

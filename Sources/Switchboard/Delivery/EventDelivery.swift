@@ -26,7 +26,7 @@ struct EventDelivery {
     ///     the value's fingerprint only if it needs it.
     ///   - outcome: Called for each value published and each failure.
     func deliver(
-        _ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute,
+        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: String, route: DeliveryRoute,
         metrics: NotifierMetrics, logger: Logger,
         admit: (() -> Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
     ) {
@@ -35,19 +35,22 @@ struct EventDelivery {
                           stream: nil, metrics: metrics, outcome: outcome)
             return
         }
-        let targets = descriptors.filter { !$0.eventTypes.isDisjoint(with: envelope.eventTypes) }
-        guard !targets.isEmpty else {
-            metrics.unrouted.increment()
-            logger.debug("eventType not routed to any requested stream", metadata: [
-                "switchboard.eventType": "\(envelope.eventTypes.joined(separator: ","))",
-                "switchboard.subscription": "\(envelope.subscription)"])
-            return
-        }
-        let document = envelope.document ?? JSONDocument(envelope.payload)
-        for descriptor in targets {
+        // The streams whose `eventType`s the envelope carries, without collecting them first.
+        var routed = false
+        var document: JSONDocument?
+        for descriptor in descriptors where !descriptor.eventTypes.isDisjoint(with: envelope.eventTypes) {
+            if !routed {
+                routed = true
+                document = envelope.document ?? JSONDocument(envelope.payload)
+            }
             publish(descriptor.outputType, envelope: envelope, document: document, descriptor: descriptor, eventId: eventId,
                     route: route, metrics: metrics, logger: logger, admit: admit, outcome: outcome)
         }
+        guard !routed else { return }
+        metrics.unrouted.increment()
+        logger.debug("eventType not routed to any requested stream", metadata: [
+            "switchboard.eventType": "\(envelope.eventTypes.joined(separator: ","))",
+            "switchboard.subscription": "\(envelope.subscription)"])
     }
 
     private func publish<Output: CatalogEvent>(

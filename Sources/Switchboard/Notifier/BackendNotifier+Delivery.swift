@@ -19,12 +19,19 @@ extension BackendNotifier {
         }
         logger.trace("event", metadata: [
             "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payload.count)"])
-        deliver(envelope, to: streams.sorted().map(StreamCatalog.descriptor), eventId: EventIdentifiers.make(), route: route)
+        // One stream (the common case) without an array of descriptors.
+        if streams.count == 1, let stream = streams.first {
+            deliver(envelope, to: CollectionOfOne(StreamCatalog.descriptor(stream)), eventId: EventIdentifiers.make(), route: route)
+        } else {
+            deliver(envelope, to: streams.sorted().map(StreamCatalog.descriptor), eventId: EventIdentifiers.make(), route: route)
+        }
     }
 
     /// Publishes one envelope on those of `descriptors` whose `eventType`s it carries, and keeps
     /// the books: stream statuses, errors.
-    func deliver(_ envelope: EventEnvelope, to descriptors: [StreamDescriptor], eventId: String, route: DeliveryRoute) {
+    func deliver(
+        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: String, route: DeliveryRoute
+    ) {
         delivery.deliver(
             envelope, to: descriptors, eventId: eventId, route: route, metrics: metrics, logger: logger,
             admit: { admit($0(), stream: $1, route: $2) },

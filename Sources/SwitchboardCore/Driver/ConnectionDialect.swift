@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything about one transport that is not the shared driver: how to open its socket, its
@@ -43,11 +44,13 @@ package protocol ConnectionDialect: Sendable {
     func authorize(_ message: Machine.ClientMessage, on connection: ConnectionID, as identity: TransportIdentity?) async -> Authorized<Command>
 
     /// Turns what a subscription received into envelopes and yields them. On the hot path.
+    /// `receivedAt` is when the frame arrived (the envelopes' ``EventEnvelope/receivedAt``).
     /// `charge` is the frame's share of the socket's ``InboundBudget``: it goes with the last
     /// envelope yielded (``TransportEvents/Continuation/yield(_:charge:)``), or is released when
     /// none is.
     func deliver(
-        _ delivery: Machine.Delivery, for key: SubscriptionKey, charge: InboundCharge, to events: TransportEvents.Continuation)
+        _ delivery: Machine.Delivery, for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge,
+        to events: TransportEvents.Continuation)
 
     /// An event is about to be reported to the owner (for metrics).
     func reporting(_ event: TransportEvent, state: inout State)

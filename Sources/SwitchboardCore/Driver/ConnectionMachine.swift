@@ -53,6 +53,11 @@ package protocol ConnectionMachine {
     mutating func received(
         _ message: ServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator
     ) -> [Action]
+    /// ``received(_:on:at:random:)``, appending the actions to `actions`: the driver's buffer,
+    /// reused from frame to frame, so a frame that only delivers allocates no array of its own.
+    mutating func received(
+        _ message: ServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator,
+        into actions: inout [Action])
     /// A frame of socket `connection` could not be decoded.
     mutating func receivedGarbage(_ error: SwitchboardError, on connection: ConnectionID, at now: Duration) -> [Action]
     /// Socket `connection` ended: with the server's close frame, or without one (`error` says why,
@@ -67,4 +72,14 @@ package protocol ConnectionMachine {
     mutating func pongReceived(on connection: ConnectionID, at now: Duration) -> [Action]
     /// A connection check's ping on `connection` failed.
     mutating func pingFailed(on connection: ConnectionID, _ error: SwitchboardError, at now: Duration) -> [Action]
+}
+
+extension ConnectionMachine {
+    /// Appends what ``received(_:on:at:random:)`` returns.
+    package mutating func received(
+        _ message: ServerMessage, on connection: ConnectionID, at now: Duration, random: inout some RandomNumberGenerator,
+        into actions: inout [Action]
+    ) {
+        actions += received(message, on: connection, at: now, random: &random)
+    }
 }

@@ -13,7 +13,7 @@ extension TransportDriver.Loop {
             index += 1
             switch action {
             case .deliver(let key, let delivery):
-                driver.dialect.deliver(delivery, for: key, charge: pendingCharge, to: driver.events)
+                driver.dialect.deliver(delivery, for: key, receivedAt: pendingArrival, charge: pendingCharge, to: driver.events)
                 pendingCharge = .none
             case .send(let id, let message):
                 guard let connection = openConnection(id) else { continue }

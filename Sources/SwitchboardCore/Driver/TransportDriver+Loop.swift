@@ -48,6 +48,10 @@ extension TransportDriver {
         package var finished = false
         /// The budget share of the frame being handled, until a delivery takes it.
         package var pendingCharge = InboundCharge.none
+        /// The actions of the frame being handled, kept between frames for its capacity.
+        package var actionBuffer: [Machine.Action] = []
+        /// When the frame being handled arrived: the `receivedAt` of the envelopes it delivers.
+        package var pendingArrival = Date.distantPast
 
         /// Starts a loop.
         package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
@@ -69,11 +73,11 @@ extension TransportDriver {
             // must not move because the loop was busy).
             let now: Duration =
                 switch input {
-                case .frame(_, _, let receivedAt, _), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
+                case .frame(_, _, let receivedAt, _, _), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
                 default: clock.now()
                 }
             switch input {
-            case .frame(let id, let decoded, _, let charge):
+            case .frame(let id, let decoded, _, let arrivedAt, let charge):
                 guard isHeld(id) else {
                     charge.release()
                     return
@@ -81,8 +85,16 @@ extension TransportDriver {
                 // The first event the frame delivers carries its charge on to the reader; a frame
                 // that delivers none gives it back here.
                 pendingCharge = charge
+                pendingArrival = arrivedAt
                 switch decoded {
-                case .success(let message)?: await perform(machine.received(message, on: id, at: now, random: &random), group: &group)
+                case .success(let message)?:
+                    // Into the reused buffer: emptied again (its capacity kept) once performed.
+                    var actions = [Dialect.Machine.Action]()
+                    swap(&actions, &actionBuffer)
+                    machine.received(message, on: id, at: now, random: &random, into: &actions)
+                    await perform(actions, group: &group)
+                    actions.removeAll(keepingCapacity: true)
+                    actionBuffer = actions
                 case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: now), group: &group)
                 case nil: break
                 }
@@ -240,8 +252,11 @@ extension TransportDriver {
             connection.inbound.forwardCharged { item, charge in
                 switch item {
                 case .success(.message(let message))?:
+                    // Stamped as it arrives, before the codec's work and the loop's queue.
                     let receivedAt = clock.now()
-                    let input = Input.frame(id, dialect.decode(message, on: id), receivedAt: receivedAt, charge: charge)
+                    let arrivedAt = Date()
+                    let input = Input.frame(
+                        id, dialect.decode(message, on: id), receivedAt: receivedAt, arrivedAt: arrivedAt, charge: charge)
                     if case .terminated = inputs.yield(input) { charge.release() }
                 case .success(.closed(let close))?:
                     charge.release()

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// The driver both transports share: one loop per `run()` that feeds inputs to a
@@ -43,8 +44,11 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
         /// Opening a socket failed.
         case openFailed(ConnectionID, ConnectFailure)
         /// A frame, decoded by the dialect as the socket delivered it (nil: dropped), with the
-        /// time it arrived and the share of the socket's ``InboundBudget`` it holds.
-        case frame(ConnectionID, Result<Machine.ServerMessage, SwitchboardError>?, receivedAt: Duration, charge: InboundCharge)
+        /// time it arrived (on the machine's clock, and as the date its envelopes carry) and the
+        /// share of the socket's ``InboundBudget`` it holds.
+        case frame(
+            ConnectionID, Result<Machine.ServerMessage, SwitchboardError>?, receivedAt: Duration, arrivedAt: Date,
+            charge: InboundCharge)
         /// A close frame, with the time it arrived.
         case closed(ConnectionID, WebSocketClose, receivedAt: Duration)
         /// A socket's frames ended (after a close frame, too), with the error it failed with.
