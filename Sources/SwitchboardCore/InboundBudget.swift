@@ -94,28 +94,18 @@ package final class InboundBudget: @unchecked Sendable {
 
     /// Forgets the waker: the reader is gone (its connection closed). A waker holds its reader,
     /// and the reader the budget, so one that is never called would keep both alive.
-    package func forgetWaker() {
-        lock.lock()
-        let waker = self.waker
-        self.waker = nil
-        lock.unlock()
-        _ = waker  // released outside the lock
-    }
+    package func forgetWaker() { _ = takeWaker() }
 
     /// Calls the waker now, whatever is charged: the reader must go on (to see its connection end).
-    package func wakeReader() {
+    package func wakeReader() { takeWaker()?() }
+
+    /// The waker, taken out under the lock (it is released or called outside it).
+    private func takeWaker() -> (@Sendable () -> Void)? {
         lock.lock()
+        defer { lock.unlock() }
         let waker = self.waker
         self.waker = nil
-        lock.unlock()
-        waker?()
-    }
-
-    /// Waits until the reader may read (for engines that pull messages, such as URLSession's).
-    package func waitUntilReadable() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            if mayRead(orWake: { continuation.resume() }) { continuation.resume() }
-        }
+        return waker
     }
 
     /// The bytes charged now, not counting those set aside.

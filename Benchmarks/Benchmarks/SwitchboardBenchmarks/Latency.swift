@@ -48,34 +48,10 @@ enum Latency {
             return try await Rig.running(notifier) {
                 var values = await notifier.archiveValues().makeAsyncIterator()
                 try await Rig.wait("the archive subscription") { emulator.subscriptionCount >= 1 }
-                // Warm the path (and make sure the subscription is live) before measuring.
-                for warm in 0..<100 {
-                    try emulator.publish(channel: ArchivePayload.channel, event: ArchivePayload.event(archiveId: "w\(warm)"))
-                    _ = await values.next()
+                return try await measure(&values, events: events, rate: rate) { archiveId in
+                    let event = ArchivePayload.event(archiveId: archiveId)
+                    return { try emulator.publish(channel: ArchivePayload.channel, event: event) }
                 }
-                let clock = ContinuousClock()
-                let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
-                let period = Duration.seconds(1) / rate
-                async let publishing: Void = {
-                    let start = clock.now
-                    for sequence in 0..<events {
-                        try await clock.sleep(until: start + period * sequence)
-                        let event = ArchivePayload.event(archiveId: String(sequence))
-                        sent.withLockedValue { $0[sequence] = clock.now }
-                        try emulator.publish(channel: ArchivePayload.channel, event: event)
-                    }
-                }()
-                var latencies: [Double] = []
-                latencies.reserveCapacity(events)
-                while latencies.count < events, let value = await values.next() {
-                    let now = clock.now
-                    guard let sequence = value.archiveId.flatMap(Int.init),
-                        let at = sent.withLockedValue({ $0[sequence] })
-                    else { continue }
-                    latencies.append(at.duration(to: now).seconds * 1e6)
-                }
-                try await publishing
-                return latencies
             }
         }
     }
@@ -90,41 +66,53 @@ enum Latency {
             return try await Rig.running(notifier) {
                 var values = await notifier.archiveValues().makeAsyncIterator()
                 let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
-                func frame(_ archiveId: String) -> String {
-                    kind == .appsync
+                return try await measure(&values, events: events, rate: rate) { archiveId in
+                    let frame =
+                        kind == .appsync
                         ? ArchivePayload.appSyncFrame(id: subscription.id, archiveId: archiveId)
                         : ArchivePayload.graphQLFrame(id: subscription.id, archiveId: archiveId)
+                    return { server.send(frame, to: subscription) }
                 }
-                for warm in 0..<100 {
-                    server.send(frame("w\(warm)"), to: subscription)
-                    _ = await values.next()
-                }
-                let clock = ContinuousClock()
-                let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
-                let period = Duration.seconds(1) / rate
-                // Encoded ahead: the sender's own work is not in the figure.
-                let frames = (0..<events).map { frame(String($0)) }
-                async let sending: Void = {
-                    let start = clock.now
-                    for sequence in 0..<events {
-                        try await clock.sleep(until: start + period * sequence)
-                        sent.withLockedValue { $0[sequence] = clock.now }
-                        server.send(frames[sequence], to: subscription)
-                    }
-                }()
-                var latencies: [Double] = []
-                latencies.reserveCapacity(events)
-                while latencies.count < events, let value = await values.next() {
-                    let now = clock.now
-                    guard let sequence = value.archiveId.flatMap(Int.init),
-                        let at = sent.withLockedValue({ $0[sequence] })
-                    else { continue }
-                    latencies.append(at.duration(to: now).seconds * 1e6)
-                }
-                try await sending
-                return latencies
             }
         }
+    }
+
+    /// Warms the path with 100 events, then sends `events` more at `rate` per second, each
+    /// carrying its sequence number as `archiveId`, and returns each one's latency in
+    /// microseconds: from just before `sender(archiveId)`'s send ran to the consumer receiving
+    /// the value. The sends are prepared (encoded) ahead, so the sender's own work stays out.
+    private static func measure(
+        _ values: inout AsyncStream<ArchiveStateOutput>.Iterator, events: Int, rate: Int,
+        sender: (String) -> @Sendable () throws -> Void
+    ) async throws -> [Double] {
+        // Warm the path (and make sure the subscription is live) before measuring.
+        for warm in 0..<100 {
+            try sender("w\(warm)")()
+            _ = await values.next()
+        }
+        let clock = ContinuousClock()
+        let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
+        let period = Duration.seconds(1) / rate
+        let sends = (0..<events).map { sender(String($0)) }
+        async let sending: Void = {
+            let start = clock.now
+            for sequence in 0..<events {
+                try await clock.sleep(until: start + period * sequence)
+                sent.withLockedValue { $0[sequence] = clock.now }
+                try sends[sequence]()
+            }
+        }()
+        var latencies: [Double] = []
+        latencies.reserveCapacity(events)
+        while latencies.count < events, let value = await values.next() {
+            let now = clock.now
+            guard let sequence = value.archiveId.flatMap(Int.init),
+                let at = sent.withLockedValue({ $0[sequence] })
+            else { continue }
+            latencies.append(at.duration(to: now).seconds * 1e6)
+        }
+        try await sending
+        return latencies
     }
 
     static func percentile(_ samples: [Double], _ p: Double) -> Int {
