@@ -4,7 +4,7 @@ import SwitchboardCore
 import SwitchboardGraphQL
 
 /// Event payloads, decoded as every catalog model the way ``BackendNotifier`` does: as an AppSync
-/// Events payload and as a legacy GraphQL result under the model's root field. Decoding either
+/// Events payload, and as a legacy GraphQL result once the GraphQL transport mapped it. Decoding either
 /// fails with ``SwitchboardError/Code/decodingFailed`` or yields a value that encodes, and decodes
 /// from its encoding to an equal value. The notifier's fast path (the fields read straight from
 /// the parsed document) gives a value equal (`==`) to what `JSONDecoder` alone gives.
@@ -14,27 +14,24 @@ package enum ModelPayloadCheck {
     package static func check(_ input: [UInt8]) throws(FuzzFinding) {
         let data = Data(input)
         for descriptor in StreamCatalog.all {
-            try roundTrip(descriptor.outputType, data, under: nil)
-            if let legacy = LegacySubscription.covering(descriptor.address) {
-                try roundTrip(descriptor.outputType, data, under: legacy.field)
-            }
+            try roundTrip(descriptor.outputType, data)
         }
         // The GraphQL transport maps a legacy result to the new contract before any model reads
         // it; the streams its eventTypes name decode what it hands on.
         let outcome = LegacyResults.envelope(from: data, subscription: "fuzz", receivedAt: Date(timeIntervalSince1970: 0))
         if case .event(let envelope) = outcome, !envelope.eventTypes.isEmpty {
             for descriptor in StreamCatalog.all where !descriptor.eventTypes.isDisjoint(with: envelope.eventTypes) {
-                try roundTrip(descriptor.outputType, envelope.payload, under: nil)
+                try roundTrip(descriptor.outputType, envelope.payload)
             }
         }
     }
 
-    private static func roundTrip<Output: CatalogEvent>(_ type: Output.Type, _ data: Data, under rootField: String?) throws(FuzzFinding) {
+    private static func roundTrip<Output: CatalogEvent>(_ type: Output.Type, _ data: Data) throws(FuzzFinding) {
         // The notifier lists unknown fields of every payload it decodes, at debug level.
-        _ = EventPayloadDecoder.unknownFields(in: data, known: Output.knownFieldNames, under: rootField)
+        _ = EventPayloadDecoder.unknownFields(in: data, known: Output.knownFieldNames)
         let value: Output
         do throws(SwitchboardError) {
-            value = try EventPayloadDecoder.decode(Output.self, from: data, under: rootField)
+            value = try EventPayloadDecoder.decode(Output.self, from: data)
         } catch where error.code == .decodingFailed {
             return
         } catch {
@@ -42,7 +39,7 @@ package enum ModelPayloadCheck {
         }
         let reference: Output
         do throws(SwitchboardError) {
-            reference = try EventPayloadDecoder.decodeWithJSONDecoder(Output.self, from: data, under: rootField)
+            reference = try EventPayloadDecoder.decodeWithJSONDecoder(Output.self, from: data)
         } catch {
             throw FuzzFinding("\(Output.self) \(value) decoded on the fast path, but JSONDecoder fails: \(error)")
         }

@@ -151,26 +151,32 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     package func forwardCharged(
         to sink: @escaping @Sendable (Result<WebSocketInboundEvent, any Error>?, InboundCharge) -> Void
     ) {
-        let onDemand = onDemand
-        // The reader is ready for the next event at once, and again after each one: what an
-        // iterating reader would signal as it asks for each.
-        onDemand?()
         let failed = LockedValue(false)
-        stream.forward { item in
-            guard let item else {
-                if !failed.withLock({ $0 }) { sink(nil, .none) }
-                return
-            }
-            switch item.result {
-            case .success:
-                sink(item.result, item.charge)
-                onDemand?()
-            case .failure:
-                // The stream's end follows; the failure is the end.
-                failed.withLock { $0 = true }
-                sink(item.result, item.charge)
-            }
+        guard let onDemand else {
+            // The path every connection takes: nothing but the sink per event.
+            stream.forward { item in Self.hand(item, to: sink, failed: failed) }
+            return
         }
+        // A fixture's stream: the reader is ready for the next event at once, and again after
+        // each one, what an iterating reader would signal as it asks for each.
+        onDemand()
+        stream.forward { item in
+            Self.hand(item, to: sink, failed: failed)
+            if case .success = item?.result { onDemand() }
+        }
+    }
+
+    /// Hands one forwarded item (nil: the end) to `sink`; a failure is the end, so the end that
+    /// follows it is not handed on.
+    private static func hand(
+        _ item: Item?, to sink: (Result<WebSocketInboundEvent, any Error>?, InboundCharge) -> Void, failed: LockedValue<Bool>
+    ) {
+        guard let item else {
+            if !failed.withLock({ $0 }) { sink(nil, .none) }
+            return
+        }
+        if case .failure = item.result { failed.withLock { $0 = true } }
+        sink(item.result, item.charge)
     }
 }
 

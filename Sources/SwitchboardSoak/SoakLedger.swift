@@ -75,14 +75,12 @@ package struct SoakLedger: Sendable {
             guard index == deliveredPrefix else { return }
             while deliveredPrefix < deliveries.count, deliveries[deliveredPrefix] > 0 { deliveredPrefix += 1 }
             // Forgets the leading rounds that were all delivered, once there are enough of them.
-            guard deliveredPrefix >= Self.forgetInBatchesOf else { return }
+            guard deliveredPrefix >= SoakLedger.forgetInBatchesOf else { return }
             duplicatedBefore += deliveries[..<deliveredPrefix].reduce(0) { $0 + Int($1) - 1 }
             deliveries.removeFirst(deliveredPrefix)
             base += deliveredPrefix
             deliveredPrefix = 0
         }
-
-        static let forgetInBatchesOf = 4096
 
         /// The rounds it still holds a count for.
         var heldRounds: Int { deliveries.count }
@@ -141,8 +139,9 @@ package struct SoakLedger: Sendable {
     /// byte each).
     package var heldRounds: Int { books.reduce(0) { $0 + $1.heldRounds } }
 
-    /// How many delivered rounds are forgotten at a time.
-    static var forgetInBatchesOfForTests: Int { Book.forgetInBatchesOf }
+    /// How many leading rounds, all delivered, a stream's book forgets at a time: what bounds
+    /// ``heldRounds`` while events keep arriving in order.
+    static let forgetInBatchesOf = 4096
 
     /// Deliveries so far, over every stream.
     package var deliveredTotal: Int { books.reduce(0) { $0 + $1.delivered } }

@@ -35,7 +35,7 @@ struct SoakLedgerTests {
         ledger.delivered(0, slot: 150_000)
         #expect(ledger.isComplete)
         #expect(ledger.tally(0) == .init(published: rounds, delivered: rounds + 2, missing: 0, duplicated: 2, outOfOrder: 1))
-        #expect(ledger.heldRounds < SoakLedger.forgetInBatchesOfForTests * 2, "the gap filled, the rest forgotten")
+        #expect(ledger.heldRounds < SoakLedger.forgetInBatchesOf * 2, "the gap filled, the rest forgotten")
     }
 
     @Test("deliveries that match no published event are unrecognised, not counted as coverage")

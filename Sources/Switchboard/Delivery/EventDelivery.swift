@@ -62,7 +62,7 @@ struct EventDelivery {
             eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
         let value: Output
         do {
-            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, under: nil, document: document)
+            value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, document: document)
         } catch {
             undeliverable(envelope, eventName: Output.eventName, error: error, eventId: eventId, stream: descriptor.id,
                           metrics: metrics, outcome: outcome)

@@ -9,29 +9,21 @@ package enum EventPayloadDecoder {
     /// Decodes a payload.
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes.
-    ///   - rootField: For a GraphQL result, the field that holds the event
-    ///     (`{"subscribeDeviceState": {...}}`); nil when `data` is the event object itself.
+    ///   - data: The JSON bytes: the event object.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
-    package static func decode<T: Decodable>(
-        _ type: T.Type, from data: Data, under rootField: String? = nil
-    ) throws(SwitchboardError) -> T {
-        try decode(type, from: data, under: rootField, document: JSONDocument(data))
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(SwitchboardError) -> T {
+        try decode(type, from: data, document: JSONDocument(data))
     }
 
     /// Decodes a catalog model's payload, as the notifier does (through ``PayloadFields``).
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes.
-    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
-    ///     the event object itself.
+    ///   - data: The JSON bytes: the event object.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
-    package static func decode<T: PayloadDecodable>(
-        _ type: T.Type, from data: Data, under rootField: String? = nil
-    ) throws(SwitchboardError) -> T {
-        try decode(type, from: data, under: rootField, document: JSONDocument(data))
+    package static func decode<T: PayloadDecodable>(_ type: T.Type, from data: Data) throws(SwitchboardError) -> T {
+        try decode(type, from: data, document: JSONDocument(data))
     }
 
     /// Decodes a payload that was already parsed.
@@ -40,53 +32,43 @@ package enum EventPayloadDecoder {
     /// `data` only when that path declines, and then gives the value or the error.
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes.
-    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
-    ///     the event object itself.
+    ///   - data: The JSON bytes: the event object.
     ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
     package static func decode<T: Decodable>(
-        _ type: T.Type, from data: Data, under rootField: String?, document: JSONDocument?
+        _ type: T.Type, from data: Data, document: JSONDocument?
     ) throws(SwitchboardError) -> T {
-        if let document, let node = rootField.map({ document.member($0, of: document.root) }) ?? document.root,
-           let value = DocumentDecoder.decode(T.self, from: document, at: node) {
+        if let document,
+           let value = DocumentDecoder.decode(T.self, from: document, at: document.root) {
             return value
         }
-        return try decodeWithJSONDecoder(type, from: data, under: rootField)
+        return try decodeWithJSONDecoder(type, from: data)
     }
 
     /// Decodes a model that reads its fields through ``PayloadFields`` (every catalog model):
     /// straight from `document` (``DocumentFields``), or with `JSONDecoder` where that declines.
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes.
-    ///   - rootField: For a GraphQL result, the field that holds the event; nil when `data` is
-    ///     the event object itself.
+    ///   - data: The JSON bytes: the event object.
     ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
     package static func decode<T: PayloadDecodable>(
-        _ type: T.Type, from data: Data, under rootField: String?, document: JSONDocument?
+        _ type: T.Type, from data: Data, document: JSONDocument?
     ) throws(SwitchboardError) -> T {
-        if let document, let node = rootField.map({ document.member($0, of: document.root) }) ?? document.root,
-           let fields = DocumentFields(document, node), let value = try? T(document: fields) {
+        if let document,
+           let fields = DocumentFields(document, document.root), let value = try? T(document: fields) {
             return value
         }
-        return try decodeWithJSONDecoder(type, from: data, under: rootField)
+        return try decodeWithJSONDecoder(type, from: data)
     }
 
     /// Decodes with `JSONDecoder` alone, which gives the value or the precise error: what the
     /// fast paths must agree with.
-    package static func decodeWithJSONDecoder<T: Decodable>(
-        _ type: T.Type, from data: Data, under rootField: String?
-    ) throws(SwitchboardError) -> T {
+    package static func decodeWithJSONDecoder<T: Decodable>(_ type: T.Type, from data: Data) throws(SwitchboardError) -> T {
         do {
-            guard let rootField else {
-                return try JSONDecoder().decode(T.self, from: data)
-            }
-            let decoder = try makeDecoder(rootField: rootField)
-            return try decoder.decode(RootField<T>.self, from: data).value
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw SwitchboardError(
                 code: .decodingFailed,
@@ -102,26 +84,11 @@ package enum EventPayloadDecoder {
     /// - Parameters:
     ///   - data: The JSON bytes.
     ///   - known: The field names the model understands, such as a model's `knownFieldNames`.
-    ///   - rootField: For a GraphQL result, the field that holds the event object.
     /// - Returns: The unknown field names, sorted; empty when the data is not a JSON object.
-    package static func unknownFields(in data: Data, known: Set<String>, under rootField: String? = nil) -> [String] {
-        guard let decoder = try? makeDecoder(rootField: rootField),
-              let fields = try? decoder.decode(FieldNames.self, from: data)
-        else { return [] }
+    package static func unknownFields(in data: Data, known: Set<String>) -> [String] {
+        guard let fields = try? JSONDecoder().decode(FieldNames.self, from: data) else { return [] }
         return fields.names.subtracting(known).sorted()
     }
-
-    private static func makeDecoder(rootField: String?) throws -> JSONDecoder {
-        let decoder = JSONDecoder()
-        guard let rootField else { return decoder }
-        guard let key = rootFieldKey else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "No user-info key"))
-        }
-        decoder.userInfo[key] = rootField
-        return decoder
-    }
-
-    fileprivate static let rootFieldKey = CodingUserInfoKey(rawValue: "switchboard.payload.rootField")
 
     /// Describes a decoding error by the path of the field that failed.
     private static func describe(_ error: DecodingError) -> String {
@@ -156,35 +123,12 @@ package enum EventPayloadDecoder {
         return text.isEmpty ? "<root>" : text
     }
 
-    /// Reads the field named by the decoder's root-field user info.
-    private static func rootContainer(of decoder: any Decoder) throws -> (KeyedDecodingContainer<PayloadKey>, PayloadKey)? {
-        guard let key = rootFieldKey, let name = decoder.userInfo[key] as? String else { return nil }
-        return (try decoder.container(keyedBy: PayloadKey.self), PayloadKey(name))
-    }
-
-    /// The value under the root field of a GraphQL result.
-    private struct RootField<Value: Decodable>: Decodable {
-        var value: Value
-
-        init(from decoder: any Decoder) throws {
-            guard let (container, key) = try EventPayloadDecoder.rootContainer(of: decoder) else {
-                value = try Value(from: decoder)
-                return
-            }
-            value = try container.decode(Value.self, forKey: key)
-        }
-    }
-
-    /// The top-level field names of an object, or of the object under the root field.
+    /// The top-level field names of an object.
     private struct FieldNames: Decodable {
         var names: Set<String>
 
         init(from decoder: any Decoder) throws {
-            var container = try decoder.container(keyedBy: PayloadKey.self)
-            if let (root, key) = try EventPayloadDecoder.rootContainer(of: decoder) {
-                container = try root.nestedContainer(keyedBy: PayloadKey.self, forKey: key)
-            }
-            names = Set(container.allKeys.map(\.stringValue))
+            names = Set(try decoder.container(keyedBy: PayloadKey.self).allKeys.map(\.stringValue))
         }
     }
 }

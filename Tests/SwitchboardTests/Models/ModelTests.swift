@@ -9,8 +9,8 @@ import Testing
 struct ModelTests {}
 
 /// Decodes a JSON text through the notifier's entry point.
-func decodePayload<T: Decodable>(_ type: T.Type, _ json: String, under rootField: String? = nil) throws(SwitchboardError) -> T {
-    try EventPayloadDecoder.decode(type, from: Data(json.utf8), under: rootField)
+func decodePayload<T: Decodable>(_ type: T.Type, _ json: String) throws(SwitchboardError) -> T {
+    try EventPayloadDecoder.decode(type, from: Data(json.utf8))
 }
 
 /// Decodes a payload that must fail and returns the error.

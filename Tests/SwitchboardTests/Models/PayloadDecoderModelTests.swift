@@ -6,34 +6,6 @@ import Testing
 extension ModelTests {
     @Suite("EventPayloadDecoder")
     struct PayloadDecoder {
-        @Test("a GraphQL result decodes from under its root field")
-        func rootField() throws {
-            let json = #"{"subscribeDeviceState":{"deviceGroupID":"g","online":true}}"#
-            let event = try decodePayload(DevicePresenceOutput.self, json, under: "subscribeDeviceState")
-            #expect(event == DevicePresenceOutput(siteId: "g", online: true))
-        }
-
-        @Test("an error under a root field names the full path")
-        func rootFieldErrorPath() throws {
-            let json = #"{"subscribeArchiveState":{"videoSize":1.5}}"#
-            do {
-                _ = try decodePayload(ArchiveStateOutput.self, json, under: "subscribeArchiveState")
-                Issue.record("expected a decoding failure")
-            } catch {
-                #expect(error.code == .decodingFailed)
-                #expect(error.message.contains("subscribeArchiveState.videoSize"))
-            }
-        }
-
-        @Test("a missing or null root field fails")
-        func missingRootField() {
-            for json in [#"{"other":{}}"#, #"{"subscribeRoleChange":null}"#] {
-                #expect(throws: SwitchboardError.self) {
-                    try decodePayload(RoleChangeOutput.self, json, under: "subscribeRoleChange")
-                }
-            }
-        }
-
         @Test("invalid JSON and non-objects fail with decodingFailed", arguments: ["", "not json", "[]", "42", "null", #"{"online":tru}"#])
         func invalidPayloads(json: String) throws {
             let error = try #require(decodingError(DevicePresenceOutput.self, json))
@@ -56,15 +28,6 @@ extension ModelTests {
             let unknown = EventPayloadDecoder.unknownFields(in: Data(json.utf8), known: DevicePresenceOutput.knownFieldNames)
             #expect(unknown == ["alpha", "zeta"])
             #expect(EventPayloadDecoder.unknownFields(in: Data(#"{"online":true}"#.utf8), known: DevicePresenceOutput.knownFieldNames) == [])
-        }
-
-        @Test("unknownFields under a root field looks inside it")
-        func unknownFieldsUnderRoot() {
-            let json = #"{"subscribeOrganizationState":{"orgId":"o","AIControlSetting":null,"billing":"x"}}"#
-            let unknown = EventPayloadDecoder.unknownFields(
-                in: Data(json.utf8), known: OrganizationStateOutput.knownFieldNames, under: "subscribeOrganizationState"
-            )
-            #expect(unknown == ["billing"])
         }
 
         @Test("unknownFields returns nothing for non-objects", arguments: ["[1,2]", "\"text\"", "3", "null", "not json", ""])
