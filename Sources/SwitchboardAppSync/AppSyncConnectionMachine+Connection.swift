@@ -48,16 +48,17 @@ extension AppSyncConnectionMachine {
             code: .network, message: "the connection ended before the publish was answered; the events may or may not have been published",
             cause: error)) { $0 == lost }
         let normal: Bool = if case .closed(let close) = reason { close.code == .normalClosure && subscriptions.isEmpty } else { false }
-        let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: normal)
-        switch policy.decision(for: disconnect, attempt: attempt + 1, using: &random) {
-        case .reconnect(let delay):
-            phase = .waiting(attempt: attempt + 1, until: now + delay)
-            return actions + [.report(.error(error)), .report(.connectionStateChanged(.waitingToReconnect(attempt: attempt + 1, delay: delay)))]
+        let step = ReconnectStep.afterLoss(
+            reason, isNormal: normal, signedIn: signedIn, attempt: attempt, reported: error, stopError: error,
+            policy: policy, now: now, random: &random)
+        switch step.next {
+        case .reconnect(let attempt, let until):
+            phase = .waiting(attempt: attempt, until: until)
         case .stop:
             phase = .stopped
             actions += failPublishes(error) { _ in true }
-            return actions + [.report(.connectionStateChanged(.disconnected(error)))]
         }
+        return actions + step.reports.map(Action.report)
     }
 
     /// Every subscription goes back to pending: it is sent again, with a fresh id, on the next

@@ -115,31 +115,19 @@ extension GraphQLConnectionStateMachine {
             phase = .disconnected
             return actions + [.report(.connectionStateChanged(.disconnected(error)))]
         case .retryable(let reason, let isNormal):
-            let disconnect = ReconnectPolicy.Disconnect(reason, isSignedIn: signedIn, isNormal: isNormal)
-            // Attempts count connects since the last acknowledged connection: the connect that
-            // would follow is attempt `attempt + 1` (1 after losing an acknowledged connection).
-            let next = attempt + 1
-            switch settings.policy.decision(for: disconnect, attempt: next, using: &random) {
-            case .reconnect(let delay):
-                let until = now + delay
-                phase = .waitingToReconnect(attempt: next, until: until)
-                // Every connection the client did not end itself is reported before the retry,
-                // as AppSync Events does: consumers see the same errors on both transports.
-                switch reason {
-                case .failed(let error): actions.append(.report(.error(error)))
-                case .closed(let close): actions.append(.report(.error(Self.serverClosed(close))))
-                case .requested: break
-                }
-                return actions + [.report(.connectionStateChanged(.waitingToReconnect(attempt: next, delay: delay)))]
-            case .stop:
-                phase = .disconnected
-                let error: SwitchboardError? = switch reason {
-                case .requested: nil
-                case .failed(let error): error
-                case .closed(let close): isNormal ? nil : Self.serverClosed(close)
-                }
-                return actions + [.report(.connectionStateChanged(.disconnected(error)))]
+            let reported: SwitchboardError? = switch reason {
+            case .requested: nil
+            case .failed(let error): error
+            case .closed(let close): Self.serverClosed(close)
             }
+            let step = ReconnectStep.afterLoss(
+                reason, isNormal: isNormal, signedIn: signedIn, attempt: attempt, reported: reported,
+                stopError: isNormal ? nil : reported, policy: settings.policy, now: now, random: &random)
+            switch step.next {
+            case .reconnect(let attempt, let until): phase = .waitingToReconnect(attempt: attempt, until: until)
+            case .stop: phase = .disconnected
+            }
+            return actions + step.reports.map(Action.report)
         }
     }
 
