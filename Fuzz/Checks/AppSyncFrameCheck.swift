@@ -58,7 +58,10 @@ package enum AppSyncFrameCheck {
             (object, id) = (["type": "error", "errors": errors.map(errorObject)], operation)
         }
         if let id { object["id"] = id }
-        return AppSyncCodec.compactJSON(object)
+        // Written by Foundation, not the codec: the check reads the codec's decoding against
+        // an encoder of its own.
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func errorObject(_ error: AppSyncError) -> [String: Any] {

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 import SwitchboardGraphQL
 
 /// GraphQL server frames: the first byte picks the dialect (its value modulo 3 indexes
@@ -37,7 +38,7 @@ package enum GraphQLFrameCheck {
     /// The frame a server speaking `dialect` would send for `message`.
     /// - Throws: ``FuzzFinding`` when a JSON text the message carries does not parse.
     package static func frame(_ message: GraphQLServerMessage, dialect: GraphQLProtocol) throws(FuzzFinding) -> String {
-        var frame: [String: GraphQLJSON]
+        var frame: [String: JSONValue]
         switch message {
         case .connectionAck(let window):
             frame = ["type": .string("connection_ack")]
@@ -57,7 +58,7 @@ package enum GraphQLFrameCheck {
         case .subscriptionAck(let id):
             frame = ["type": .string("start_ack"), "id": .string(id)]
         case .next(let id, let data, let errors, _):
-            var payload: [String: GraphQLJSON] = ["data": .null]
+            var payload: [String: JSONValue] = ["data": .null]
             if let data { payload["data"] = try parse(String(decoding: data, as: UTF8.self), "next data") }
             if !errors.isEmpty { payload["errors"] = .array(errors.map(errorObject)) }
             let type = dialect == .graphQLTransportWS ? "next" : "data"
@@ -69,22 +70,22 @@ package enum GraphQLFrameCheck {
             frame = ["type": .string("complete"), "id": .string(id)]
         }
         do {
-            return try GraphQLJSON.object(frame).text()
+            return try JSONValue.object(frame).text()
         } catch {
             throw FuzzFinding("\(message) cannot be written as JSON: \(error)")
         }
     }
 
-    private static func parse(_ text: String, _ what: String) throws(FuzzFinding) -> GraphQLJSON {
+    private static func parse(_ text: String, _ what: String) throws(FuzzFinding) -> JSONValue {
         do {
-            return try GraphQLJSON.parse(text)
+            return try JSONValue.parse(text)
         } catch {
             throw FuzzFinding("the decoded \(what) is not JSON: \(text)")
         }
     }
 
-    private static func errorObject(_ error: GraphQLServerError) -> GraphQLJSON {
-        var object: [String: GraphQLJSON] = ["message": .string(error.message)]
+    private static func errorObject(_ error: GraphQLServerError) -> JSONValue {
+        var object: [String: JSONValue] = ["message": .string(error.message)]
         if let type = error.errorType { object["errorType"] = .string(type) }
         if let code = error.errorCode { object["errorCode"] = .integer(Int64(code)) }
         return .object(object)

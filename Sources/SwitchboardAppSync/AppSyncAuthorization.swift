@@ -109,7 +109,7 @@ public struct AppSyncAuthorization: Sendable, CustomStringConvertible, CustomRef
 
     /// The `header-<base64url without padding>` subprotocol carrying `headers`.
     static func subprotocol(for headers: [String: String]) -> String {
-        let json = AppSyncCodec.compactJSON(headers)
+        let json = AppSyncCodec.compactJSON(.object(headers.mapValues(JSONValue.string)))
         let base64 = Data(json.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

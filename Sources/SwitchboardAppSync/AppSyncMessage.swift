@@ -51,22 +51,24 @@ enum AppSyncClientMessage: Sendable, Equatable {
 package enum AppSyncCodec {
     /// Encodes a client frame as compact JSON with unescaped slashes.
     static func encode(_ message: AppSyncClientMessage) -> String {
-        let object: [String: Any] =
+        let object: [String: JSONValue] =
             switch message {
-            case .connectionInit: ["type": "connection_init"]
+            case .connectionInit: ["type": .string("connection_init")]
             case .subscribe(let id, let channel, let authorization):
-                ["type": "subscribe", "id": id, "channel": channel, "authorization": authorization]
-            case .unsubscribe(let id): ["type": "unsubscribe", "id": id]
+                ["type": .string("subscribe"), "id": .string(id), "channel": .string(channel),
+                 "authorization": .object(authorization.mapValues(JSONValue.string))]
+            case .unsubscribe(let id): ["type": .string("unsubscribe"), "id": .string(id)]
             case .publish(let id, let channel, let events, let authorization):
-                ["type": "publish", "id": id, "channel": channel, "events": events, "authorization": authorization]
+                ["type": .string("publish"), "id": .string(id), "channel": .string(channel),
+                 "events": .array(events.map(JSONValue.string)), "authorization": .object(authorization.mapValues(JSONValue.string))]
             }
-        return compactJSON(object)
+        return compactJSON(.object(object))
     }
 
-    /// Compact JSON with sorted keys and unescaped slashes.
-    package static func compactJSON(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+    /// Compact JSON with sorted keys and unescaped slashes. (Strings, numbers, arrays and
+    /// objects always encode; `{}` stands in should the encoder ever refuse.)
+    package static func compactJSON(_ value: JSONValue) -> String {
+        (try? value.text()) ?? "{}"
     }
 
     /// Decodes a server frame.
@@ -74,11 +76,11 @@ package enum AppSyncCodec {
     ///   that is not a JSON object with a known `type`, or misses a field its type needs.
     package static func decode(_ text: String) throws -> AppSyncServerMessage {
         if let message = decodeData(text) { return message }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+        guard let frame = try? JSONValue.parse(text), case .object(let object) = frame else {
             throw violation("a frame that is not a JSON object", text)
         }
-        guard let type = object["type"] as? String else { throw violation("a frame without a type", text) }
-        let id = object["id"] as? String
+        guard let type = object["type"]?.string else { throw violation("a frame without a type", text) }
+        let id = object["id"]?.string
         let errors = parseErrors(object["errors"])
         func requireID() throws -> String {
             guard let id else { throw violation("a \(type) frame without an id", text) }
@@ -86,8 +88,7 @@ package enum AppSyncCodec {
         }
         switch type {
         case "connection_ack":
-            let payload = object["payload"] as? [String: Any]
-            let timeout = integer(object["connectionTimeoutMs"]) ?? integer(payload?["connectionTimeoutMs"])
+            let timeout = object["connectionTimeoutMs"]?.integer ?? object["payload"]?["connectionTimeoutMs"]?.integer
             // Zero or less would time the connection out at once; the default applies instead.
             return .connectionAck(connectionTimeoutMs: timeout.flatMap { $0 > 0 ? $0 : nil })
         case "connection_error": return .connectionError(errors)
@@ -97,11 +98,11 @@ package enum AppSyncCodec {
         case "data":
             let id = try requireID()
             switch object["event"] {
-            case let single as String: return .data(id: id, events: [AppSyncEvent(single)])
-            case let many as [Any]:
-                return .data(id: id, events: many.compactMap { ($0 as? String ?? jsonText($0)).map { AppSyncEvent($0) } })
-            case let object as [String: Any]:
-                return .data(id: id, events: [AppSyncEvent(compactJSON(object))])
+            case .string(let single)?: return .data(id: id, events: [AppSyncEvent(single)])
+            case .array(let many)?:
+                return .data(id: id, events: many.map { AppSyncEvent($0.string ?? compactJSON($0)) })
+            case .object(let event)?:
+                return .data(id: id, events: [AppSyncEvent(compactJSON(.object(event)))])
             default: throw violation("a data frame without an event", text)
             }
         case "broadcast_error": return .broadcastError(id: id, errors)
@@ -142,45 +143,36 @@ package enum AppSyncCodec {
 
     /// The `successful` and `failed` lists of a publish answer (HTTP body or `publish_success`);
     /// `code` may be text or a number.
-    static func publishResult(_ object: [String: Any]) -> AppSyncPublishResult {
-        let accepted = (object["successful"] as? [[String: Any]] ?? []).map {
-            AppSyncPublishResult.Accepted(identifier: $0["identifier"] as? String ?? "", index: integer($0["index"]) ?? 0)
+    static func publishResult(_ object: [String: JSONValue]) -> AppSyncPublishResult {
+        let accepted = (object["successful"]?.array ?? []).map {
+            AppSyncPublishResult.Accepted(identifier: $0["identifier"]?.string ?? "", index: $0["index"]?.integer ?? 0)
         }
-        let refused = (object["failed"] as? [[String: Any]] ?? []).map {
+        let refused = (object["failed"]?.array ?? []).map {
             AppSyncPublishResult.Refused(
-                identifier: $0["identifier"] as? String, index: integer($0["index"]) ?? 0,
-                code: ($0["code"] ?? $0["errorType"]).map { "\($0)" } ?? "", message: $0["message"] as? String ?? "")
+                identifier: $0["identifier"]?.string, index: $0["index"]?.integer ?? 0,
+                code: ($0["code"] ?? $0["errorType"]).map(scalarText) ?? "", message: $0["message"]?.string ?? "")
         }
         return AppSyncPublishResult(accepted: accepted, refused: refused)
     }
 
-    private static func parseErrors(_ value: Any?) -> [AppSyncError] {
-        guard let list = value as? [Any] else { return [] }
-        return list.compactMap { item in
-            guard let error = item as? [String: Any] else { return nil }
-            let type = (error["errorType"] ?? error["code"]).map { "\($0)" } ?? "UnknownError"
-            return AppSyncError(errorType: type, message: error["message"] as? String)
+    private static func parseErrors(_ value: JSONValue?) -> [AppSyncError] {
+        (value?.array ?? []).compactMap { error in
+            guard case .object = error else { return nil }
+            let type = (error["errorType"] ?? error["code"]).map(scalarText) ?? "UnknownError"
+            return AppSyncError(errorType: type, message: error["message"]?.string)
         }
     }
 
-    /// An integer within ±2^53: beyond that, a JSON number may have been read through a `Double`
-    /// and lost digits, so the same frame could decode to another value.
-    private static func integer(_ value: Any?) -> Int? {
-        let number: Int? =
-            switch value {
-            case let number as Int: number
-            case let number as Double: Int(exactly: number)
-            case let text as String: Int(text)
-            default: nil
-            }
-        guard let number, number.magnitude <= 1 << 53 else { return nil }
-        return number
-    }
-
-    private static func jsonText(_ value: Any) -> String? {
-        guard JSONSerialization.isValidJSONObject(value) else { return nil }
-        return (try? JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) }
+    /// A code as text, whether the server sent it as text or as a number.
+    private static func scalarText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): "\(number)"
+        case .number(let number): number.rounded() == number && number.magnitude < 1e15 ? "\(Int64(number))" : "\(number)"
+        case .bool(let flag): "\(flag)"
+        case .null: "null"
+        case .array, .object: compactJSON(value)
+        }
     }
 
     private static func violation(_ what: String, _ text: String) -> SwitchboardError {

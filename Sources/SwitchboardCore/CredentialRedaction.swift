@@ -11,27 +11,28 @@ package enum CredentialRedaction {
     /// without credentials, or that is not a JSON object, comes back unchanged.
     package static func redacted(_ frame: String) -> String {
         guard secretKeys.contains(where: { frame.range(of: $0, options: .caseInsensitive) != nil }),
-            let object = (try? JSONSerialization.jsonObject(with: Data(frame.utf8))) as? [String: Any],
-            let redacted = redact(object) as? [String: Any],
-            let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .withoutEscapingSlashes])
+            let value = try? JSONValue.parse(frame), case .object = value, let text = try? redact(value).text()
         else { return frame }
-        return String(decoding: data, as: UTF8.self)
+        return text
     }
 
-    /// A decoded JSON value with every credential replaced.
-    package static func redact(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
+    /// A JSON value with every credential replaced.
+    package static func redact(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var result: [String: JSONValue] = [:]
             for (key, inner) in object {
                 if secretKeys.contains(key.lowercased()) {
-                    result[key] = (inner as? [String: Any]).map { $0.mapValues { _ in "REDACTED" } } ?? "REDACTED"
+                    result[key] = inner.object.map { .object($0.mapValues { _ in .string("REDACTED") }) } ?? .string("REDACTED")
                 } else {
                     result[key] = redact(inner)
                 }
             }
-            return result
+            return .object(result)
+        case .array(let array):
+            return .array(array.map(redact))
+        default:
+            return value
         }
-        if let array = value as? [Any] { return array.map(redact) }
-        return value
     }
 }

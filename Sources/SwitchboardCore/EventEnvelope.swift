@@ -146,8 +146,7 @@ public struct EventEnvelope: Hashable, Sendable {
             if let type = document.member("eventType", of: document.root).flatMap(document.string) {
                 eventTypes = [type]
             }
-        } else if let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
-                  let type = object["eventType"] as? String {
+        } else if let type = (try? JSONValue.parse(payload))?["eventType"]?.string {
             // Beyond the fast parser (an exponent, an escaped key): read the same way the decoder will.
             eventTypes = [type]
         }

@@ -9,7 +9,7 @@ package struct GraphQLCodec: Sendable {
 
     /// The JSON text of a client frame.
     func encode(_ message: GraphQLClientMessage) throws -> String {
-        var frame: [String: GraphQLJSON] = [:]
+        var frame: [String: JSONValue] = [:]
         switch message {
         case .connectionInit(let token):
             frame["type"] = .string("connection_init")
@@ -27,22 +27,22 @@ package struct GraphQLCodec: Sendable {
             frame["type"] = .string("ping")
         case .pong(let payload):
             frame["type"] = .string("pong")
-            if let payload { frame["payload"] = try GraphQLJSON.parse(payload) }
+            if let payload { frame["payload"] = try JSONValue.parse(payload) }
         case .terminate:
             frame["type"] = .string("connection_terminate")
         }
-        return try GraphQLJSON.object(frame).text()
+        return try JSONValue.object(frame).text()
     }
 
-    private func subscribePayload(_ operation: GraphQLOperation, authorization: [String: String]?) throws -> GraphQLJSON {
-        var request: [String: GraphQLJSON] = ["query": .string(operation.query)]
-        request["variables"] = .object(operation.variables.mapValues(GraphQLJSON.string))
+    private func subscribePayload(_ operation: GraphQLOperation, authorization: [String: String]?) throws -> JSONValue {
+        var request: [String: JSONValue] = ["query": .string(operation.query)]
+        request["variables"] = .object(operation.variables.mapValues(JSONValue.string))
         if let name = operation.operationName { request["operationName"] = .string(name) }
         guard dialect == .appSyncGraphQL else { return .object(request) }
         // AppSync: `data` is the request as a JSON string; auth rides in `extensions`.
-        let auth = (authorization ?? [:]).mapValues(GraphQLJSON.string)
+        let auth = (authorization ?? [:]).mapValues(JSONValue.string)
         return .object([
-            "data": .string(try GraphQLJSON.object(request).text()),
+            "data": .string(try JSONValue.object(request).text()),
             "extensions": .object(["authorization": .object(auth)]),
         ])
     }
@@ -51,9 +51,9 @@ package struct GraphQLCodec: Sendable {
     /// - Throws: ``GraphQLCodecError`` for malformed JSON, a missing `type`/`id` or an unknown type.
     package func decode(_ text: String) throws(GraphQLCodecError) -> GraphQLServerMessage {
         if let result = decodeResult(text) { return result }
-        let frame: GraphQLJSON
+        let frame: JSONValue
         do {
-            frame = try GraphQLJSON.parse(text)
+            frame = try JSONValue.parse(text)
         } catch {
             throw GraphQLCodecError(message: "\(dialect) frame is not valid JSON")
         }
@@ -111,17 +111,17 @@ package struct GraphQLCodec: Sendable {
         return .next(id: id, data: Data(frame.rawBytes(data)), errors: [], parsed: ParsedData(frame: frame, data: data))
     }
 
-    private static func id(_ frame: GraphQLJSON, _ type: String) throws(GraphQLCodecError) -> String {
+    private static func id(_ frame: JSONValue, _ type: String) throws(GraphQLCodecError) -> String {
         guard let id = frame["id"]?.string, !id.isEmpty else { throw GraphQLCodecError(message: "\(type) frame has no id") }
         return id
     }
 
-    private static func text(_ payload: GraphQLJSON?) throws(GraphQLCodecError) -> String? {
+    private static func text(_ payload: JSONValue?) throws(GraphQLCodecError) -> String? {
         guard let payload, !payload.isNull else { return nil }
         do { return try payload.text() } catch { throw GraphQLCodecError(message: "payload is not serialisable") }
     }
 
-    private static func keepAliveWindow(_ payload: GraphQLJSON?) -> Duration? {
+    private static func keepAliveWindow(_ payload: JSONValue?) -> Duration? {
         switch payload?["connectionTimeoutMs"] {
         case .integer(let ms)?: ms > 0 ? .milliseconds(ms) : nil
         case .number(let ms)?: Int64(exactly: ms).flatMap { $0 > 0 ? .milliseconds($0) : nil }
@@ -131,7 +131,7 @@ package struct GraphQLCodec: Sendable {
 
     /// Errors of an `error`/`connection_error` payload: an array (transport-ws), `{errors: [...]}` or
     /// `{errors: {...}}` (AppSync), or one error object (legacy).
-    private static func errors(_ payload: GraphQLJSON?, fallback: String) -> [GraphQLServerError] {
+    private static func errors(_ payload: JSONValue?, fallback: String) -> [GraphQLServerError] {
         let list: [GraphQLServerError]
         switch payload {
         case .array?: list = errorList(payload)
@@ -143,7 +143,7 @@ package struct GraphQLCodec: Sendable {
         return list.isEmpty ? [GraphQLServerError(message: fallback)] : list
     }
 
-    private static func errorList(_ value: GraphQLJSON?) -> [GraphQLServerError] {
+    private static func errorList(_ value: JSONValue?) -> [GraphQLServerError] {
         switch value {
         case .array(let items)?: return items.compactMap(error)
         case .object?: return value.flatMap(error).map { [$0] } ?? []
@@ -151,7 +151,7 @@ package struct GraphQLCodec: Sendable {
         }
     }
 
-    private static func error(_ value: GraphQLJSON) -> GraphQLServerError? {
+    private static func error(_ value: JSONValue) -> GraphQLServerError? {
         guard case .object = value else { return value.string.map { GraphQLServerError(message: $0) } }
         let type = value["errorType"]?.string
         let code: Int? = switch value["errorCode"] {

@@ -110,7 +110,7 @@ extension GraphQLSubscriber {
         func request(token: String) throws -> WebSocketRequest {
             var url = url
             if wireProtocol == .appSyncGraphQL {
-                let header = try GraphQLJSON.object(appSyncAuthorizationObject(token: token).mapValues(GraphQLJSON.string)).serialized()
+                let header = try JSONValue.object(appSyncAuthorizationObject(token: token).mapValues(JSONValue.string)).serialized()
                 guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
                     throw SwitchboardError(code: .invalidConfiguration, message: "invalid GraphQL URL")
                 }

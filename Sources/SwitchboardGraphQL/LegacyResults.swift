@@ -99,26 +99,24 @@ package enum LegacyResults {
     }
 
     /// A result the fast parser leaves alone (an exponent, an escaped key): the same mapping
-    /// through `JSONSerialization`.
+    /// through ``JSONValue``.
     private static func slowPath(_ data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
         let unchanged = EventEnvelope(
             subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any],
+        guard case .object(let object)? = try? JSONValue.parse(data),
               object.count == 1, let (name, result) = object.first, let field = schema[name] else { return .event(unchanged) }
-        if result is NSNull { return .nothing(reason: "\(name) is null") }
-        guard let fields = result as? [String: Any] else { return .event(unchanged) }
-        var renamed: [String: Any] = [:]
+        if result.isNull { return .nothing(reason: "\(name) is null") }
+        guard case .object(let fields) = result else { return .event(unchanged) }
+        var renamed: [String: JSONValue] = [:]
         for (key, value) in fields { renamed[field.renames[key] ?? key] = value }
         var eventTypes: [String] = field.always.map { [$0] } ?? []
-        for change in field.changes where renamed[change.field].map({ !($0 is NSNull) }) ?? false {
+        for change in field.changes where renamed[change.field].map({ !$0.isNull }) ?? false {
             eventTypes.append(change.eventType)
         }
         guard !eventTypes.isEmpty else {
             return .nothing(reason: "\(name) sets none of \(field.changes.map(\.field).joined(separator: ", "))")
         }
-        guard let payload = try? JSONSerialization.data(withJSONObject: renamed, options: [.sortedKeys]) else {
-            return .event(unchanged)
-        }
+        guard let payload = try? JSONValue.object(renamed).serialized() else { return .event(unchanged) }
         return .event(EventEnvelope(
             subscription: subscription, eventTypes: eventTypes, payload: payload, receivedAt: receivedAt, transport: .graphql))
     }

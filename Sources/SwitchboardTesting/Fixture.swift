@@ -245,22 +245,25 @@ public enum FixtureFrames {
     /// holds an object, each of its values. Frames that are not JSON objects come back unchanged.
     public static func redacted(_ frame: String) -> String { CredentialRedaction.redacted(frame) }
 
-    static func parse(_ frame: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(frame.utf8))) as? [String: Any]
+    static func parse(_ frame: String) -> [String: JSONValue]? {
+        (try? JSONValue.parse(frame))?.object
     }
 
-    static func encode(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return "" }
-        return String(decoding: data, as: UTF8.self)
+    static func encode(_ object: [String: JSONValue]) -> String {
+        (try? JSONValue.object(object).text()) ?? ""
     }
 
-    static func redact(_ value: Any) -> Any { CredentialRedaction.redact(value) }
+    static func redact(_ object: [String: JSONValue]) -> [String: JSONValue] {
+        CredentialRedaction.redact(.object(object)).object ?? [:]
+    }
 
     /// The frame's top-level operation `id`, if it has one.
-    static func operationID(_ object: [String: Any]) -> String? {
-        if let id = object["id"] as? String { return id }
-        if let id = object["id"] as? NSNumber { return id.stringValue }
-        return nil
+    static func operationID(_ object: [String: JSONValue]) -> String? {
+        switch object["id"] {
+        case .string(let id)?: id
+        case .integer(let id)?: "\(id)"
+        case .number(let id)?: "\(id)"
+        default: nil
+        }
     }
 }

@@ -16,8 +16,7 @@ struct IDBindings {
         let liveID = FixtureFrames.operationID(liveObject)
         recordedObject["id"] = nil
         liveObject["id"] = nil
-        guard FixtureFrames.encode(FixtureFrames.redact(recordedObject) as? [String: Any] ?? [:])
-            == FixtureFrames.encode(FixtureFrames.redact(liveObject) as? [String: Any] ?? [:])
+        guard FixtureFrames.encode(FixtureFrames.redact(recordedObject)) == FixtureFrames.encode(FixtureFrames.redact(liveObject))
         else { return false }
         switch (recordedID, liveID) {
         case (nil, nil):
@@ -38,7 +37,7 @@ struct IDBindings {
         guard var object = FixtureFrames.parse(frame), let recordedID = FixtureFrames.operationID(object),
             let liveID = recordedToLive[recordedID], liveID != recordedID
         else { return frame }
-        object["id"] = liveID
+        object["id"] = .string(liveID)
         return FixtureFrames.encode(object)
     }
 }

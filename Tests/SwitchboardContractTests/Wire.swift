@@ -1,61 +1,16 @@
 import Foundation
+import SwitchboardCore
 
-/// A JSON value as a test writes it into a payload and reads it back from a model's encoding.
-/// Integers and fractional numbers stay apart, so `5000000000` survives exactly.
-enum Wire: Hashable, Codable, CustomStringConvertible {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case array([Wire])
-    case object([String: Wire])
+/// A JSON value as a test writes it into a payload and reads it back from a model's encoding:
+/// the client's own ``JSONValue``, whose integers and fractional numbers stay apart, so
+/// `5000000000` survives exactly.
+typealias Wire = JSONValue
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([Wire].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: Wire].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    /// The JSON bytes.
+extension JSONValue {
+    /// The JSON bytes, keys sorted.
     var data: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Encoding a Wire cannot fail: it holds only JSON.
-        return (try? encoder.encode(self)) ?? Data()
-    }
-
-    var description: String { String(decoding: data, as: UTF8.self) }
-
-    subscript(key: String) -> Wire? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
+        // Encoding a value cannot fail: it holds only JSON.
+        (try? serialized()) ?? Data()
     }
 
     /// The value at a path of object keys (`[]` for an array's first item).

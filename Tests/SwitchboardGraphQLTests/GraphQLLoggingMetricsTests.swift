@@ -45,7 +45,7 @@ struct GraphQLLoggingMetricsTests {
             let initFrame = try #require(await socket.nextSentText())
             if dialect != .appSyncGraphQL { #expect(initFrame.contains(secret), "the token must reach the wire") }
             socket.serverSends(text: #"{"type":"connection_ack"}"#)
-            let start = try GraphQLJSON.parse(try #require(await socket.nextSentText()))
+            let start = try JSONValue.parse(try #require(await socket.nextSentText()))
             let id = try #require(start["id"]?.string)
             if dialect == .appSyncGraphQL { socket.serverSends(text: #"{"type":"start_ack","id":"\#(id)"}"#) }
             let type = dialect == .graphQLTransportWS ? "next" : "data"

@@ -46,7 +46,7 @@ struct TransportHarness {
         key: "graphql/subscribeDeviceState",
         target: .graphQL(GraphQLOperation(query: "subscription { subscribeDeviceState(userId: \"u1\") { online } }")))
 
-    func json(_ text: String?) throws -> GraphQLJSON { try GraphQLJSON.parse(try #require(text)) }
+    func json(_ text: String?) throws -> JSONValue { try JSONValue.parse(try #require(text)) }
 }
 
 @Suite("GraphQLSubscriber over scripted sockets", .timeLimit(.minutes(1)))

@@ -39,9 +39,9 @@ struct NotifierOverGraphQLTests {
             socket.serverSends(text: #"{"type":"connection_ack"}"#)
             var ids: [String: String] = [:]
             while ids.count < 5, let text = await socket.nextSentText() {
-                let frame = try GraphQLJSON.parse(text)
+                let frame = try JSONValue.parse(text)
                 guard let id = frame["id"]?.string, let payload = frame["payload"] else { continue }
-                let request = payload["data"]?.string.flatMap { try? GraphQLJSON.parse($0) } ?? payload
+                let request = payload["data"]?.string.flatMap { try? JSONValue.parse($0) } ?? payload
                 guard let name = request["operationName"]?.string else { continue }
                 let field = name.prefix(1).lowercased() + name.dropFirst()
                 ids[field] = id

@@ -111,7 +111,7 @@ struct EventDelivery {
     /// object, or the object lacks the (required) `eventType`.
     static func missingEventType(_ payload: Data) -> SwitchboardError {
         do {
-            guard try JSONSerialization.jsonObject(with: payload, options: [.fragmentsAllowed]) is [String: Any] else {
+            guard case .object = try JSONValue.parse(payload) else {
                 return SwitchboardError(code: .decodingFailed, message: "could not decode the event envelope: the payload is not a JSON object")
             }
         } catch {

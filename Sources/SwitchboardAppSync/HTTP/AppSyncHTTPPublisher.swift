@@ -105,7 +105,7 @@ public struct AppSyncHTTPPublisher: Sendable {
                     code: .publishRejected,
                     message: "event \(index) is \(size) bytes; the limit is \(maximumEventSize) (240 KB)")
             }
-            guard (try? JSONSerialization.jsonObject(with: Data(event.utf8), options: [.fragmentsAllowed])) != nil else {
+            guard (try? JSONValue.parse(event)) != nil else {
                 throw SwitchboardError(code: .publishRejected, message: "event \(index) is not JSON text")
             }
         }
@@ -161,7 +161,7 @@ public struct AppSyncHTTPPublisher: Sendable {
     }
 
     static func parseResult(_ data: Data) throws -> AppSyncPublishResult {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let body = try? JSONValue.parse(data), case .object(let object) = body else {
             throw SwitchboardError(code: .protocolViolation, message: "the publish response is not a JSON object")
         }
         return AppSyncCodec.publishResult(object)
@@ -174,9 +174,8 @@ public struct AppSyncHTTPPublisher: Sendable {
     }
 
     static func rejection(status: Int, body: Data) -> SwitchboardError {
-        let errors = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["errors"] as? [[String: Any]]
-        let first = errors?.first
-        let detail = [first?["errorType"] as? String, first?["message"] as? String].compactMap { $0 }.joined(separator: ": ")
+        let first = (try? JSONValue.parse(body))?["errors"]?.array?.first
+        let detail = [first?["errorType"]?.string, first?["message"]?.string].compactMap { $0 }.joined(separator: ": ")
         let message = "publish refused with HTTP \(status)" + (detail.isEmpty ? bodyExcerpt(body) : " (\(detail))")
         return SwitchboardError(code: status == 401 || status == 403 ? .sessionExpired : .publishRejected, message: message)
     }
