@@ -145,10 +145,14 @@ struct AppSyncDialect: ConnectionDialect {
         }
         for (index, event) in events.enumerated() {
             metrics.events.increment()
-            // Parsed once, when the frame was decoded: the envelope takes that document.
-            let envelope = EventEnvelope(
-                subscription: key, document: event.document, payload: Data(event.bytes), receivedAt: receivedAt,
-                transport: .appsync)
+            // Parsed once, when the frame was decoded: the envelope takes that document, and its
+            // bytes are the payload.
+            let envelope =
+                if let document = event.document {
+                    EventEnvelope(subscription: key, document: document, receivedAt: receivedAt, transport: .appsync)
+                } else {
+                    EventEnvelope(subscription: key, document: nil, payload: Data(event.bytes), receivedAt: receivedAt, transport: .appsync)
+                }
             // The frame's bytes are held until the reader is done with its last event.
             continuation.yield(.received(envelope), charge: index == events.count - 1 ? charge : .none)
         }

@@ -83,9 +83,20 @@ public struct EventEnvelope: Hashable, Sendable {
     /// The event's JSON object, with the new contract's field names. An AppSync Events payload is
     /// the event text of a `data` frame, as published; a legacy payload is the result object
     /// (without `eventType` and `timestamp`, which the legacy contract does not carry).
+    ///
+    /// When the transport parsed it (``document``), the bytes are the document's, and are made
+    /// into `Data` only when read: the notifier decodes from the document and never asks.
     public var payload: Data {
-        didSet { document = nil }
+        get { storedPayload ?? document.map { Data($0.bytes) } ?? Data() }
+        set {
+            storedPayload = newValue
+            document = nil
+        }
     }
+    /// The payload as given, unless it is the document's bytes.
+    private var storedPayload: Data?
+    /// The payload's size in bytes, without making the payload.
+    package var payloadByteCount: Int { storedPayload?.count ?? document?.bytes.count ?? 0 }
     /// When the transport received the frame.
     public var receivedAt: Date
     /// Where it came from: the ``EventTransport/kind`` of the transport that received it, or
@@ -106,7 +117,7 @@ public struct EventEnvelope: Hashable, Sendable {
     /// for the envelope and its buffers' headers. Catch-up's bound on held envelopes
     /// (``BackendNotifier/CatchUp/heldEnvelopeBytes``) counts with it.
     package var retainedBytes: Int {
-        96 + payload.count + (document?.retainedBytes ?? 0) + subscription.rawValue.utf8.count
+        96 + (storedPayload?.count ?? 0) + (document?.retainedBytes ?? 0) + subscription.rawValue.utf8.count
             + eventTypes.reduce(0) { $0 + 16 + $1.utf8.count } + serverErrors.reduce(0) { $0 + 16 + $1.utf8.count }
     }
 
@@ -120,9 +131,28 @@ public struct EventEnvelope: Hashable, Sendable {
     public init(subscription: SubscriptionKey, eventTypes: [String], payload: Data, receivedAt: Date, transport: TransportKind) {
         self.subscription = subscription
         self.eventTypes = eventTypes
-        self.payload = payload
+        self.storedPayload = payload
         self.receivedAt = receivedAt
         self.transport = transport
+    }
+
+    /// Creates an envelope whose payload is a parsed document's text, with its event types read
+    /// from the document's `eventType`: the payload is the document's bytes, shared, not copied.
+    package init(subscription: SubscriptionKey, document: JSONDocument, receivedAt: Date, transport: TransportKind) {
+        self.subscription = subscription
+        self.eventTypes = []
+        self.receivedAt = receivedAt
+        self.transport = transport
+        read(document)
+    }
+
+    /// Creates an envelope whose payload is a parsed document's text, with known event types.
+    package init(subscription: SubscriptionKey, eventTypes: [String], document: JSONDocument, receivedAt: Date, transport: TransportKind) {
+        self.subscription = subscription
+        self.eventTypes = eventTypes
+        self.receivedAt = receivedAt
+        self.transport = transport
+        self.document = document
     }
 
     /// Creates an envelope for a payload that names its own `eventType` (an AppSync Events
@@ -142,12 +172,21 @@ public struct EventEnvelope: Hashable, Sendable {
     package init(subscription: SubscriptionKey, document: JSONDocument?, payload: Data, receivedAt: Date, transport: TransportKind) {
         self.init(subscription: subscription, eventTypes: [], payload: payload, receivedAt: receivedAt, transport: transport)
         if let document {
-            self.document = document
-            if let type = document.member("eventType", of: document.root).flatMap(document.string) {
-                eventTypes = [type]
-            }
+            read(document)
         } else if let type = (try? JSONValue.parse(payload))?["eventType"]?.string {
             // Beyond the fast parser (an exponent, an escaped key): read the same way the decoder will.
+            eventTypes = [type]
+        }
+    }
+
+    /// Takes `document` as the parsed payload and its `eventType` as the event types.
+    private mutating func read(_ document: JSONDocument) {
+        self.document = document
+        guard let node = document.member("eventType", of: document.root) else { return }
+        // A contract name is shared, not copied; anything else is read as it is.
+        if let types = document.withStringBytes(node, ContractEventTypes.single) ?? nil {
+            eventTypes = types
+        } else if let type = document.string(node) {
             eventTypes = [type]
         }
     }

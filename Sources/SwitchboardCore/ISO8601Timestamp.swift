@@ -18,7 +18,16 @@ package enum ISO8601Timestamp {
     /// - Parameter text: The timestamp text.
     /// - Returns: The instant, or nil when the text is not a valid timestamp.
     package static func date(from text: String) -> Date? {
-        var scanner = TimestampScanner(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// Parses a timestamp's UTF-8 bytes where they lie (in a parsed document's text, say),
+    /// without making a `String`.
+    /// - Parameter bytes: The timestamp's bytes.
+    /// - Returns: The instant, or nil when the bytes are not a valid timestamp.
+    package static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = TimestampScanner(bytes)
         return scanner.timestamp()
     }
 
@@ -104,10 +113,10 @@ package enum ISO8601Timestamp {
 
 /// A cursor over the UTF-8 bytes of one timestamp.
 private struct TimestampScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func timestamp() -> Date? {
         guard let year = number(digits: 4), literal("-"),

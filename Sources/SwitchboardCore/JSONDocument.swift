@@ -147,6 +147,15 @@ package struct JSONDocument: Sendable {
         return node.escaped ? unescaped(node) : Array(bytes[node.start..<node.end])
     }
 
+    /// Calls `body` with a string node's value as UTF-8 bytes, unescaped: in place, without a
+    /// copy, unless the string holds escapes. Nil for another kind.
+    package func withStringBytes<Result>(_ index: Index, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+        let node = nodes[index.value]
+        guard node.kind == .string else { return nil }
+        if node.escaped { return try unescaped(node).withUnsafeBufferPointer(body) }
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[node.start..<node.end])) }
+    }
+
     /// A boolean node's value; nil for another kind.
     package func bool(_ index: Index) -> Bool? {
         let node = nodes[index.value]

@@ -77,7 +77,7 @@ struct EventDelivery {
         }
         // The same event looks the same on both transports once the metadata only AppSync
         // Events carries is left out: that is how a catch-up recognises what arrived live.
-        guard admit({ Self.fingerprint(value, stream: descriptor.id, payloadBytes: envelope.payload.count) }, descriptor.id, route) else { return }
+        guard admit({ Self.fingerprint(value, stream: descriptor.id, payloadBytes: envelope.payloadByteCount) }, descriptor.id, route) else { return }
         if let filter, !filter.shouldDeliver(value, metadata: metadata) {
             metrics.filtered.increment()
             logger.trace("event filtered", metadata: ["switchboard.event": "\(Output.eventName)"])

@@ -32,36 +32,36 @@ package enum EventPayloadDecoder {
     /// `data` only when that path declines, and then gives the value or the error.
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes: the event object.
+    ///   - data: The JSON bytes: the event object, made only if `JSONDecoder` must read them.
     ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
     package static func decode<T: Decodable>(
-        _ type: T.Type, from data: Data, document: JSONDocument?
+        _ type: T.Type, from data: @autoclosure () -> Data, document: JSONDocument?
     ) throws(SwitchboardError) -> T {
         if let document,
            let value = DocumentDecoder.decode(T.self, from: document, at: document.root) {
             return value
         }
-        return try decodeWithJSONDecoder(type, from: data)
+        return try decodeWithJSONDecoder(type, from: data())
     }
 
     /// Decodes a model that reads its fields through ``PayloadFields`` (every catalog model):
     /// straight from `document` (``DocumentFields``), or with `JSONDecoder` where that declines.
     /// - Parameters:
     ///   - type: The model to decode.
-    ///   - data: The JSON bytes: the event object.
+    ///   - data: The JSON bytes: the event object, made only if `JSONDecoder` must read them.
     ///   - document: `data` parsed by ``JSONDocument``, or nil when it left `data` to `JSONDecoder`.
     /// - Returns: The decoded model.
     /// - Throws: ``SwitchboardError`` with code `.decodingFailed`.
     package static func decode<T: PayloadDecodable>(
-        _ type: T.Type, from data: Data, document: JSONDocument?
+        _ type: T.Type, from data: @autoclosure () -> Data, document: JSONDocument?
     ) throws(SwitchboardError) -> T {
         if let document,
            let fields = DocumentFields(document, document.root), let value = try? T(document: fields) {
             return value
         }
-        return try decodeWithJSONDecoder(type, from: data)
+        return try decodeWithJSONDecoder(type, from: data())
     }
 
     /// Decodes with `JSONDecoder` alone, which gives the value or the precise error: what the

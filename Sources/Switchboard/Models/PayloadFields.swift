@@ -7,6 +7,9 @@ import SwitchboardCore
 package protocol PayloadFields {
     /// The field's value; nil when it is missing or null.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T?
+    /// A text field that usually holds one of the contract's `eventType`s: read as
+    /// ``decodeIfPresent(_:forKey:)`` reads a `String`, a contract name shared rather than copied.
+    func decodeEventTypeIfPresent(forKey key: PayloadKey) throws -> String?
     /// The field's value; an error when it is missing or null.
     func decode<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T
     /// An integer written as a JSON integer or an integral float (`5.0`, `3.0E9`).
@@ -25,7 +28,11 @@ package protocol PayloadDecodable: Decodable {
     init(document: DocumentFields) throws
 }
 
-extension KeyedDecodingContainer: PayloadFields where Key == PayloadKey {}
+extension KeyedDecodingContainer: PayloadFields where Key == PayloadKey {
+    package func decodeEventTypeIfPresent(forKey key: PayloadKey) throws -> String? {
+        try decodeIfPresent(String.self, forKey: key)
+    }
+}
 
 /// The fields of an object in a parsed ``JSONDocument``: the delivery path's reader.
 ///
@@ -55,6 +62,12 @@ package struct DocumentFields: PayloadFields {
         return try DocumentDecoder.value(type, document: document, node: node)
     }
 
+    package func decodeEventTypeIfPresent(forKey key: PayloadKey) throws -> String? {
+        guard let node = value(key) else { return nil }
+        if let name = document.withStringBytes(node, ContractEventTypes.name) ?? nil { return name }
+        return try DocumentDecoder.value(String.self, document: document, node: node)
+    }
+
     package func decode<T: Decodable>(_ type: T.Type, forKey key: PayloadKey) throws -> T {
         guard let node = value(key) else { throw DocumentDecoder.Unsupported() }
         return try DocumentDecoder.value(type, document: document, node: node)
@@ -78,7 +91,7 @@ package struct DocumentFields: PayloadFields {
     }
 
     private func date(_ node: JSONDocument.Index) throws -> Date {
-        guard let text = document.string(node), let date = ISO8601Timestamp.date(from: text) else {
+        guard let date = document.withStringBytes(node, ISO8601Timestamp.date(fromUTF8:)) ?? nil else {
             throw DocumentDecoder.Unsupported()
         }
         return date

@@ -34,7 +34,7 @@ extension PayloadModel {
 
     /// Reads the metadata AppSync Events payloads carry and legacy payloads do not.
     mutating func decodeHeader<Fields: PayloadFields>(from fields: Fields) throws {
-        eventType = try fields.decodeIfPresent(String.self, forKey: .eventType)
+        eventType = try fields.decodeEventTypeIfPresent(forKey: .eventType)
         timestamp = try fields.decodeDateIfPresent(forKey: .timestamp)
     }
 

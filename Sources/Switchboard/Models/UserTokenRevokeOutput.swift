@@ -51,7 +51,7 @@ public struct UserTokenRevokeOutput: SwitchboardEvent, Equatable, Hashable, Coda
     /// Reads the fields from any decoder's container, or straight from a parsed document.
     package init<Fields: PayloadFields>(fields: Fields) throws {
         self.init(
-            eventType: try fields.decodeIfPresent(String.self, forKey: .eventType),
+            eventType: try fields.decodeEventTypeIfPresent(forKey: .eventType),
             timestamp: try fields.decodeDateIfPresent(forKey: .timestamp),
             userId: try fields.decode(String.self, forKey: .userId),
             revokedAt: try fields.decodeDate(forKey: .revokedAt),

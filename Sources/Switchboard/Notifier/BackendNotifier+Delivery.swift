@@ -18,7 +18,7 @@ extension BackendNotifier {
             return
         }
         logger.trace("event", metadata: [
-            "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payload.count)"])
+            "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payloadByteCount)"])
         // One stream (the common case) without an array of descriptors.
         if streams.count == 1, let stream = streams.first {
             deliver(envelope, to: CollectionOfOne(StreamCatalog.descriptor(stream)), eventId: EventIdentifiers.make(), route: route)
