@@ -18,6 +18,10 @@ struct AppSyncCodecTests {
         #expect(try AppSyncCodec.decode(#"{"type":"data","id":"s1","event":"{\"a\":1}"}"#) == .data(id: "s1", events: [#"{"a":1}"#]))
         #expect(try AppSyncCodec.decode(#"{"type":"data","id":"s1","event":["{\"a\":1}","{\"b\":2}"]}"#) == .data(id: "s1", events: [#"{"a":1}"#, #"{"b":2}"#]))
         #expect(try AppSyncCodec.decode(#"{"type":"data","id":"s1","event":{"a":"x/y"}}"#) == .data(id: "s1", events: [#"{"a":"x/y"}"#]))
+        // An element that is not a string is kept as its JSON text (the notifier then reports it
+        // undeliverable, not an object), never dropped without a word.
+        #expect(try AppSyncCodec.decode(#"{"type":"data","id":"s1","event":[1,"{\"a\":1}",null,{"b":true}]}"#)
+            == .data(id: "s1", events: ["1", #"{"a":1}"#, "null", #"{"b":true}"#]))
         #expect(throws: SwitchboardError.self) { try AppSyncCodec.decode(#"{"type":"data","id":"s1"}"#) }
         #expect(throws: SwitchboardError.self) { try AppSyncCodec.decode(#"{"type":"data","event":"{}"}"#) }
     }
