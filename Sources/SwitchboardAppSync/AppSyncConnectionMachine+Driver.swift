@@ -5,7 +5,7 @@ import SwitchboardCore
 extension AppSyncConnectionMachine: ConnectionMachine {
     typealias ServerMessage = AppSyncServerMessage
     typealias ClientMessage = Outbound
-    typealias Delivery = [AppSyncEvent]
+    typealias Delivery = AppSyncEvents
 
     /// ``received(_:on:at:random:)``, into the driver's reused buffer: an event frame on the
     /// current socket appends its delivery without an array of its own.

@@ -221,7 +221,7 @@ extension AppSyncConnectionMachine {
         self.retiring = nil
         var actions: [Action] = []
         for (key, events) in held where subscriptions[key] != nil {
-            let fresh = events.filter { !matchesOldDelivery(key: key, event: $0) }
+            let fresh = AppSyncEvents(events.filter { !matchesOldDelivery(key: key, event: $0) })
             if !fresh.isEmpty { actions.append(.deliver(key, fresh)) }
         }
         held.removeAll()
@@ -263,14 +263,14 @@ extension AppSyncConnectionMachine {
     /// older has closed (see `retired(at:)`). Afterwards, during the grace period, a late copy of
     /// an event the old socket delivered is dropped once. Identical texts on one socket are
     /// separate events.
-    mutating func deliver(key: SubscriptionKey, events: [AppSyncEvent], from connection: ConnectionID) -> [Action] {
+    mutating func deliver(key: SubscriptionKey, events: AppSyncEvents, from connection: ConnectionID) -> [Action] {
         var actions: [Action] = []
         deliver(key: key, events: events, from: connection, into: &actions)
         return actions
     }
 
     /// ``deliver(key:events:from:)``, appending to `actions`.
-    mutating func deliver(key: SubscriptionKey, events: [AppSyncEvent], from connection: ConnectionID, into actions: inout [Action]) {
+    mutating func deliver(key: SubscriptionKey, events: AppSyncEvents, from connection: ConnectionID, into actions: inout [Action]) {
         let older = retiring?.id ?? (candidate == nil ? nil : current)
         if connection == older {
             for event in events { overlap[OverlapKey(key: key, event: event), default: 0] += 1 }
@@ -281,7 +281,7 @@ extension AppSyncConnectionMachine {
             held.append((key, events))
             return
         }
-        let fresh = overlap.isEmpty ? events : events.filter { !matchesOldDelivery(key: key, event: $0) }
+        let fresh = overlap.isEmpty ? events : AppSyncEvents(events.filter { !matchesOldDelivery(key: key, event: $0) })
         if !fresh.isEmpty { actions.append(.deliver(key, fresh)) }
     }
 

@@ -31,7 +31,7 @@ struct AppSyncConnectionMachine {
     }
 
     /// The shared vocabulary: `.deliver` carries the event texts of one `data` frame.
-    typealias Action = DriverAction<Outbound, [AppSyncEvent], Extra>
+    typealias Action = DriverAction<Outbound, AppSyncEvents, Extra>
 
     enum Phase: Equatable {
         case idle
@@ -83,7 +83,7 @@ struct AppSyncConnectionMachine {
     /// from the new one (see `+Rotation`).
     var overlap: [OverlapKey: Int] = [:]
     /// The new socket's events, held until the old socket has closed.
-    var held: [(key: SubscriptionKey, events: [AppSyncEvent])] = []
+    var held: [(key: SubscriptionKey, events: AppSyncEvents)] = []
     /// When the overlap's late copies stop being matched.
     var overlapExpiry: Duration?
     /// The last candidate's credentials were refused: the next one asks for fresh ones.

@@ -35,3 +35,47 @@ package struct AppSyncEvent: Hashable, Sendable, ExpressibleByStringLiteral, Cus
 
     package func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
+
+/// The events of one `data` frame: almost always one, held inline (no array per event), or
+/// several in frame order.
+package struct AppSyncEvents: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+    private enum Storage: Hashable, Sendable {
+        case none
+        case one(AppSyncEvent)
+        case many([AppSyncEvent])
+    }
+
+    private let storage: Storage
+
+    /// The events, in frame order.
+    package init(_ events: [AppSyncEvent]) {
+        storage = switch events.count {
+        case 0: .none
+        case 1: .one(events[0])
+        default: .many(events)
+        }
+    }
+
+    /// One event.
+    package init(_ event: AppSyncEvent) { storage = .one(event) }
+
+    package init(arrayLiteral elements: AppSyncEvent...) { self.init(elements) }
+
+    package var startIndex: Int { 0 }
+
+    package var endIndex: Int {
+        switch storage {
+        case .none: 0
+        case .one: 1
+        case .many(let events): events.count
+        }
+    }
+
+    package subscript(position: Int) -> AppSyncEvent {
+        switch storage {
+        case .one(let event) where position == 0: event
+        case .many(let events): events[position]
+        default: preconditionFailure("index \(position) out of range")
+        }
+    }
+}

@@ -136,7 +136,7 @@ struct AppSyncDialect: ConnectionDialect {
     }
 
     func deliver(
-        _ events: [AppSyncEvent], for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge,
+        _ events: AppSyncEvents, for key: SubscriptionKey, receivedAt: Date, charge: InboundCharge,
         to continuation: TransportEvents.Continuation
     ) {
         guard !events.isEmpty else {

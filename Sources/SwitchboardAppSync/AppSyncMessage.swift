@@ -29,7 +29,7 @@ package enum AppSyncServerMessage: Sendable, Equatable {
     case keepAlive
     case subscribeSuccess(id: String)
     case subscribeError(id: String?, [AppSyncError])
-    case data(id: String, events: [AppSyncEvent])
+    case data(id: String, events: AppSyncEvents)
     case broadcastError(id: String?, [AppSyncError])
     case unsubscribeSuccess(id: String)
     case unsubscribeError(id: String?, [AppSyncError])
@@ -98,11 +98,11 @@ package enum AppSyncCodec {
         case "data":
             let id = try requireID()
             switch object["event"] {
-            case .string(let single)?: return .data(id: id, events: [AppSyncEvent(single)])
+            case .string(let single)?: return .data(id: id, events: AppSyncEvents(AppSyncEvent(single)))
             case .array(let many)?:
-                return .data(id: id, events: many.map { AppSyncEvent($0.string ?? compactJSON($0)) })
+                return .data(id: id, events: AppSyncEvents(many.map { AppSyncEvent($0.string ?? compactJSON($0)) }))
             case .object(let event)?:
-                return .data(id: id, events: [AppSyncEvent(compactJSON(.object(event)))])
+                return .data(id: id, events: AppSyncEvents(AppSyncEvent(compactJSON(.object(event)))))
             default: throw violation("a data frame without an event", text)
             }
         case "broadcast_error": return .broadcastError(id: id, errors)
@@ -128,14 +128,14 @@ package enum AppSyncCodec {
         else { return nil }
         switch document.kind(event) {
         case .string:
-            return document.stringBytes(event).map { .data(id: id, events: [AppSyncEvent(utf8: $0)]) }
+            return document.stringBytes(event).map { .data(id: id, events: AppSyncEvents(AppSyncEvent(utf8: $0))) }
         case .array:
             var events: [AppSyncEvent] = []
             for element in document.elements(of: event) ?? [] {
                 guard let bytes = document.stringBytes(element) else { return nil }
                 events.append(AppSyncEvent(utf8: bytes))
             }
-            return .data(id: id, events: events)
+            return .data(id: id, events: AppSyncEvents(events))
         default:
             return nil
         }

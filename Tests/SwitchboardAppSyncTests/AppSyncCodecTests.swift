@@ -26,6 +26,17 @@ struct AppSyncCodecTests {
         #expect(throws: SwitchboardError.self) { try AppSyncCodec.decode(#"{"type":"data","event":"{}"}"#) }
     }
 
+    @Test("a frame's events: one held inline, several in order, none; equal however they were made")
+    func frameEvents() {
+        let one = AppSyncEvents(AppSyncEvent("{}"))
+        #expect(Array(one) == ["{}"])
+        #expect(one == AppSyncEvents(["{}"]))
+        let several: AppSyncEvents = ["1", "2", "3"]
+        #expect(several.map(\.text) == ["1", "2", "3"])
+        #expect(several.count == 3 && several[2] == "3")
+        #expect(AppSyncEvents([]).isEmpty)
+    }
+
     @Test("errors: numeric codes become text, an error may lack its id")
     func errors() throws {
         #expect(try AppSyncCodec.decode(#"{"type":"subscribe_error","id":"s1","errors":[{"errorType":"UnauthorizedException","message":"no"}]}"#)
