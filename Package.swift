@@ -429,7 +429,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardCLITests",
             dependencies: [
-                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator", "SwitchboardTesting",
+                "switchboard", "Switchboard", "SwitchboardCore", "SwitchboardEmulator", "SwitchboardTesting", "SwitchboardSoak",
                 "LegacyServerHarness",
                 .product(name: "Logging", package: "swift-log"),
             ],

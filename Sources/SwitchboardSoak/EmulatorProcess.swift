@@ -27,9 +27,6 @@ final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up 
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Where `Process.run()` is called, off the tasks' threads (it forks and may block briefly).
-    private static let launcher = DispatchQueue(label: "switchboard.soak.emulator-launcher")
-
     /// Runs `body` while a child emulator serves, and stops the child when `body` returns or throws.
     /// - Parameters:
     ///   - executable: The `switchboard` executable.
@@ -64,16 +61,10 @@ final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up 
             Self.received(handle.availableData, state: state)
         }
         process.terminationHandler = { [state] _ in Self.exited(state: state) }
-        let process = process
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Self.launcher.async {
-                do {
-                    try process.run()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: SoakError("cannot start the emulator (\(process.executableURL?.path ?? "?") serve): \(error)"))
-                }
-            }
+        do {
+            try await ProcessLauncher.run(process)
+        } catch {
+            throw SoakError("cannot start the emulator (\(process.executableURL?.path ?? "?") serve): \(error)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardSoak
 
 /// Runs the built `switchboard` executable (it sits beside the test bundle) and collects its
 /// output line by line.
@@ -27,7 +28,6 @@ final class CLIProcess: @unchecked Sendable {
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Launches run on this queue, one at a time, off the tasks' threads.
-    private static let launcher = DispatchQueue(label: "switchboard.cli-tests.launcher")
 
     init(_ arguments: [String], environment: [String: String] = [:]) async throws {
         process.executableURL = Self.executable
@@ -44,17 +44,8 @@ final class CLIProcess: @unchecked Sendable {
         // libdispatch's worker threads, so a blocked `waitUntilExit()` starves every other test.
         // A process that exits before printing what a test waits for must not hang the test.
         process.terminationHandler = { [weak self] _ in self?.processExited() }
-        let process = self.process
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Self.launcher.async {
-                do {
-                    try process.run()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        // Started on the one queue every child of this process is started on (ProcessLauncher).
+        try await ProcessLauncher.run(process)
     }
 
     /// Waits until stdout holds at least `count` lines, or the process ended.
