@@ -108,15 +108,12 @@ package struct JSONDocument: Sendable {
     }
 
     /// The members of an object node in document order, or nil for another kind.
+    /// (``memberNodes(of:)`` walks them without making an array or the keys' `String`s.)
     package func members(of object: Index) -> [(key: String, value: Index)]? {
-        guard nodes[object.value].kind == .object else { return nil }
+        guard let members = memberNodes(of: object) else { return nil }
         var result: [(key: String, value: Index)] = []
-        var keyNode = object.value + 1
-        while keyNode < nodes[object.value].next {
-            let key = nodes[keyNode]
-            result.append((String(decoding: bytes[key.start..<key.end], as: UTF8.self), Index(keyNode + 1)))
-            keyNode = nodes[keyNode + 1].next
-        }
+        result.reserveCapacity(members.underestimatedCount)
+        for member in members { result.append((keyString(member), member.value)) }
         return result
     }
 
@@ -195,6 +192,12 @@ package struct JSONDocument: Sendable {
     package func rawBytes(_ index: Index) -> ArraySlice<UInt8> {
         let node = nodes[index.value]
         return node.kind == .string ? bytes[(node.start - 1)..<(node.end + 1)] : bytes[node.start..<node.end]
+    }
+
+    /// The bytes of a value exactly as they appear in the document, as `Data` (copied once, with
+    /// no intermediate buffer).
+    package func rawData(_ index: Index) -> Data {
+        rawBytes(index).withUnsafeBytes { Data($0) }
     }
 
     /// The string's bytes with its escapes resolved, written straight into the result's storage

@@ -108,7 +108,7 @@ package struct GraphQLCodec: Sendable {
               let data = frame.member("data", of: payload), frame.kind(data) != .null,
               frame.member("errors", of: payload) == nil
         else { return nil }
-        return .next(id: id, data: Data(frame.rawBytes(data)), errors: [], parsed: ParsedData(frame: frame, data: data))
+        return .next(id: id, data: frame.rawData(data), errors: [], parsed: ParsedData(frame: frame, data: data))
     }
 
     private static func id(_ frame: JSONValue, _ type: String) throws(GraphQLCodecError) -> String {

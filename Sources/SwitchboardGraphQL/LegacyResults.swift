@@ -11,29 +11,86 @@ import SwitchboardCore
 /// subscriptions carry one kind of event each. A result of another root field (an operation
 /// outside the schema) is handed on as the `data` object, with no `eventType`.
 package enum LegacyResults {
-    /// One root field of the legacy schema.
-    struct RootField {
+    /// One root field of the legacy schema. Its names are static text, so that a result's keys
+    /// are compared with them as bytes where they lie in the frame; what a key means (a rename, a
+    /// change) and the `eventType`s of every set of changes are worked out once, here.
+    struct RootField: Sendable {
+        /// What a legacy key of this field's results means.
+        struct Key: Sendable {
+            /// The key as the legacy schema writes it.
+            var name: StaticString
+            /// Its name in the new contract, when that differs.
+            var newName: StaticString?
+            /// The index in ``RootField/changes`` of the change it names, if it names one.
+            var change: Int?
+        }
+
+        /// The root field, such as `subscribeDeviceState`.
+        let name: StaticString
         /// The `eventType` every result carries, for a subscription of one kind of event.
-        var always: String?
-        /// `(field, eventType)`: the result carries `eventType` when `field` is set.
-        var changes: [(field: String, eventType: String)] = []
+        let always: String?
+        /// `(field, eventType)`: the result carries `eventType` when `field` (a new contract name)
+        /// is set, in the contract's order.
+        let changes: [(field: StaticString, eventType: String)]
         /// Legacy field names and their names in the new contract.
-        var renames: [String: String] = [:]
+        let renames: [(legacy: StaticString, new: StaticString)]
+        /// Every key that is renamed or names a change (after its rename).
+        let keys: [Key]
+        /// The `eventType`s of a result, by which changes it sets (bit `i` for `changes[i]`):
+        /// `always`, then the changes in contract order.
+        let eventTypes: [[String]]
+
+        init(
+            _ name: StaticString, always: String? = nil, changes: [(field: StaticString, eventType: String)] = [],
+            renames: [(legacy: StaticString, new: StaticString)] = []
+        ) {
+            self.name = name
+            self.always = always
+            self.changes = changes
+            self.renames = renames
+            let changeFields = changes.map { "\($0.field)" }
+            var keys = renames.map { rename in
+                Key(name: rename.legacy, newName: "\(rename.new)" == "\(rename.legacy)" ? nil : rename.new,
+                    change: changeFields.firstIndex(of: "\(rename.new)"))
+            }
+            for (index, change) in changes.enumerated() where !renames.contains(where: { "\($0.legacy)" == changeFields[index] }) {
+                keys.append(Key(name: change.field, change: index))
+            }
+            self.keys = keys
+            eventTypes = (0..<(1 << changes.count)).map { set in
+                (always.map { [$0] } ?? []) + changes.indices.filter { set & 1 << $0 != 0 }.map { changes[$0].eventType }
+            }
+        }
+
+        /// A legacy field's name in the new contract.
+        func newName(_ key: String) -> String {
+            renames.first { "\($0.legacy)" == key }.map { "\($0.new)" } ?? key
+        }
+
+        /// Why a result that sets none of the change fields carries no event.
+        var setsNone: String { "\(name) sets none of \(changes.map { "\($0.field)" }.joined(separator: ", "))" }
     }
 
-    static let schema: [String: RootField] = [
-        "subscribeDeviceState": RootField(
+    static let schema: [RootField] = [
+        RootField(
+            "subscribeDeviceState",
             changes: [("online", "device/presenceChanged"), ("recording", "device/recordingStateChanged"),
                       ("fwUpdateState", "device/firmwareUpdated")],
-            renames: ["deviceGroupID": "siteId"]),
-        "subscribeOrganizationState": RootField(
+            renames: [("deviceGroupID", "siteId")]),
+        RootField(
+            "subscribeOrganizationState",
             changes: [("licensePhase", "organization/licensePhaseChanged"), ("isFreePlan", "organization/planChanged"),
                       ("aiControlSetting", "organization/aiSettingsChanged")],
-            renames: ["AIControlSetting": "aiControlSetting"]),
-        "subscribeArchiveState": RootField(always: "archive/stateChanged", renames: ["deviceGroupID": "siteId"]),
-        "subscribeRoleChange": RootField(always: "user/roleChanged"),
-        "subscribeUserTokenRevoke": RootField(always: "user/tokenRevoked"),
+            renames: [("AIControlSetting", "aiControlSetting")]),
+        RootField("subscribeArchiveState", always: "archive/stateChanged", renames: [("deviceGroupID", "siteId")]),
+        RootField("subscribeRoleChange", always: "user/roleChanged"),
+        RootField("subscribeUserTokenRevoke", always: "user/tokenRevoked"),
     ]
+
+    /// The root field named `name`; nil for one outside the schema.
+    static func rootField(named name: String) -> RootField? {
+        schema.first { "\($0.name)" == name }
+    }
 
     /// What one result becomes.
     package enum Outcome: Equatable {
@@ -53,8 +110,6 @@ package enum LegacyResults {
     package static func envelope(
         from data: Data, parsed: ParsedData = ParsedData(), subscription: SubscriptionKey, receivedAt: Date
     ) -> Outcome {
-        let unchanged = EventEnvelope(
-            subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
         let document: JSONDocument
         let root: JSONDocument.Index
         if let frame = parsed.frame, let index = parsed.data {
@@ -64,58 +119,59 @@ package enum LegacyResults {
         } else {
             return slowPath(data, subscription: subscription, receivedAt: receivedAt)
         }
-        guard let member = document.onlyMember(of: root), let field = schema[member.key] else { return .event(unchanged) }
-        let (name, result) = member
+        // Keys are compared as bytes where they lie: no `String` and no array of members per event.
+        guard let member = document.onlyMemberNode(of: root),
+              let field = schema.first(where: { document.key(member, is: $0.name) })
+        else { return .event(unchanged(data, subscription: subscription, receivedAt: receivedAt)) }
+        let result = member.value
         switch document.kind(result) {
-        case .null: return .nothing(reason: "\(name) is null")
+        case .null: return .nothing(reason: "\(field.name) is null")
         case .object: break
-        default: return .event(unchanged)
+        default: return .event(unchanged(data, subscription: subscription, receivedAt: receivedAt))
         }
-        var eventTypes: [String] = []
-        if let always = field.always { eventTypes.append(always) }
+        var changes = 0
         var renamed = false
-        let fields = document.members(of: result) ?? []
-        for (key, value) in fields {
-            let newName = field.renames[key] ?? key
-            if newName != key { renamed = true }
-            if document.kind(value) != .null, let change = field.changes.first(where: { $0.field == newName }),
-               !eventTypes.contains(change.eventType) {
-                eventTypes.append(change.eventType)
-            }
-        }
-        guard !eventTypes.isEmpty else {
-            return .nothing(reason: "\(name) sets none of \(field.changes.map(\.field).joined(separator: ", "))")
+        for member in document.memberNodes(of: result)! {
+            guard let key = field.keys.first(where: { document.key(member, is: $0.name) }) else { continue }
+            if key.newName != nil { renamed = true }
+            if let change = key.change, document.kind(member.value) != .null { changes |= 1 << change }
         }
         // Ordered as the contract lists them, whatever order the server wrote the fields in.
-        eventTypes.sort { lhs, rhs in
-            (field.changes.firstIndex { $0.eventType == lhs } ?? 0) < (field.changes.firstIndex { $0.eventType == rhs } ?? 0)
-        }
+        let eventTypes = field.eventTypes[changes]
+        guard !eventTypes.isEmpty else { return .nothing(reason: field.setsNone) }
         // Either way the frame's nodes are reused, not parsed again: renamed, the members are
         // written out compactly with the new names; otherwise the result is kept as it arrived.
-        let payload = renamed ? document.renamingMembers(of: result, { field.renames[$0] }) : document.subdocument(result)
+        let payload = renamed
+            ? document.renamingMembers(of: result) { member in
+                field.keys.first { $0.newName != nil && document.key(member, is: $0.name) }?.newName
+            }
+            : document.subdocument(result)
         return .event(EventEnvelope(
             subscription: subscription, eventTypes: eventTypes, document: payload,
-            payload: Data(payload.bytes), receivedAt: receivedAt, transport: .graphql))
+            payload: payload.rawData(payload.root), receivedAt: receivedAt, transport: .graphql))
+    }
+
+    /// A result handed on as it arrived, with no `eventType`: outside the schema, or not an object.
+    private static func unchanged(_ data: Data, subscription: SubscriptionKey, receivedAt: Date) -> EventEnvelope {
+        EventEnvelope(subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
     }
 
     /// A result the fast parser leaves alone (an exponent, an escaped key): the same mapping
     /// through ``JSONValue``.
     private static func slowPath(_ data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
-        let unchanged = EventEnvelope(
-            subscription: subscription, eventTypes: [], payload: data, receivedAt: receivedAt, transport: .graphql)
+        let unchanged = unchanged(data, subscription: subscription, receivedAt: receivedAt)
         guard case .object(let object)? = try? JSONValue.parse(data),
-              object.count == 1, let (name, result) = object.first, let field = schema[name] else { return .event(unchanged) }
+              object.count == 1, let (name, result) = object.first, let field = rootField(named: name)
+        else { return .event(unchanged) }
         if result.isNull { return .nothing(reason: "\(name) is null") }
         guard case .object(let fields) = result else { return .event(unchanged) }
         var renamed: [String: JSONValue] = [:]
-        for (key, value) in fields { renamed[field.renames[key] ?? key] = value }
+        for (key, value) in fields { renamed[field.newName(key)] = value }
         var eventTypes: [String] = field.always.map { [$0] } ?? []
-        for change in field.changes where renamed[change.field].map({ !$0.isNull }) ?? false {
+        for change in field.changes where renamed["\(change.field)"].map({ !$0.isNull }) ?? false {
             eventTypes.append(change.eventType)
         }
-        guard !eventTypes.isEmpty else {
-            return .nothing(reason: "\(name) sets none of \(field.changes.map(\.field).joined(separator: ", "))")
-        }
+        guard !eventTypes.isEmpty else { return .nothing(reason: field.setsNone) }
         guard let payload = try? JSONValue.object(renamed).serialized() else { return .event(unchanged) }
         return .event(EventEnvelope(
             subscription: subscription, eventTypes: eventTypes, payload: payload, receivedAt: receivedAt, transport: .graphql))

@@ -58,7 +58,7 @@ package struct LegacySubscription: Hashable, Sendable {
 
     /// The contract `eventType`s this subscription's results carry (``LegacyResults`` names them).
     package var eventTypes: Set<String> {
-        guard let root = LegacyResults.schema[field] else { return [] }
+        guard let root = LegacyResults.rootField(named: field) else { return [] }
         return Set(root.changes.map(\.eventType) + (root.always.map { [$0] } ?? []))
     }
 

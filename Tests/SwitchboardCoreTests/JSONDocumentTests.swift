@@ -108,6 +108,71 @@ struct JSONDocumentTests {
         #expect(renamed.retainedBytes == parsed.retainedBytes)
     }
 
+    @Test("members are walked in place, in order, over nested values; keys compare as exact bytes, never by prefix or case")
+    func memberNodes() throws {
+        let text = #"{"a":{"a":1,"ab":[]},"ab":[{"a":2},"a"],"A":null,"":4,"a b":"x\"y","é":true,"abc":{}}"#
+        let document = try #require(JSONDocument(text))
+        let members = Array(try #require(document.memberNodes(of: document.root)))
+        let names: [StaticString] = ["a", "ab", "A", "", "a b", "é", "abc"]
+        #expect(members.map(document.keyString) == names.map { "\($0)" })
+        #expect(document.memberNodes(of: document.root)?.underestimatedCount == names.count)
+        #expect(members.map(\.value) == document.members(of: document.root)?.map(\.value))
+        #expect(members.map { document.kind($0.value) } == [.object, .array, .null, .number, .string, .bool, .object])
+        for (position, member) in members.enumerated() {
+            // Each key is its own name and no other: not a prefix ("a" of "ab"), an extension, another case.
+            #expect(names.map { document.key(member, is: $0) } == names.indices.map { $0 == position }, "\(names[position])")
+            #expect(names.map { document.key(member, is: Array("\($0)".utf8)) } == names.indices.map { $0 == position })
+        }
+        let nested = try #require(document.memberNodes(of: members[0].value))
+        #expect(nested.map(document.keyString) == ["a", "ab"])
+        #expect(document.memberNodes(of: members[1].value) == nil, "an array has no members")
+        #expect(document.onlyMemberNode(of: document.root) == nil)
+    }
+
+    @Test("an empty object has no members and no only member; a lone member is found, even with an empty key")
+    func emptyAndLoneObjects() throws {
+        let empty = try #require(JSONDocument(" { } "))
+        let members = try #require(empty.memberNodes(of: empty.root))
+        #expect(members.underestimatedCount == 0 && Array(members).isEmpty)
+        #expect(empty.onlyMemberNode(of: empty.root) == nil && empty.onlyMember(of: empty.root) == nil)
+        #expect(empty.renamingMembers(of: empty.root) { (_: JSONDocument.Member) -> StaticString? in "x" }.bytes == Array("{}".utf8))
+        let lone = try #require(JSONDocument(#"{"":{}}"#))
+        let member = try #require(lone.onlyMemberNode(of: lone.root))
+        #expect(lone.key(member, is: "") && !lone.key(member, is: " ") && lone.keyString(member) == "")
+        let inner = try #require(lone.memberNodes(of: member.value))
+        #expect(lone.kind(member.value) == .object && Array(inner).isEmpty)
+    }
+
+    @Test("escaped keys never reach a byte comparison: the document declines them, whatever they spell")
+    func escapedKeys() throws {
+        // `\u0061` is "a" and `\/` is "/": compared as raw bytes they would not match "a" or "/".
+        for text in [#"{"\u0061":1}"#, #"{"a\/b":1}"#, #"{"a":{"\u0062":1}}"#, #"{"x":1,"\"":2}"#] {
+            #expect(JSONDocument(text) == nil, "\(text)")
+        }
+        // An escaped string value is fine; only keys are compared in place.
+        let document = try #require(JSONDocument(#"{"a":"\u0061"}"#))
+        let member = try #require(document.onlyMemberNode(of: document.root))
+        #expect(document.key(member, is: "a") && document.string(member.value) == "a")
+    }
+
+    @Test("renaming by static names, chosen by looking at keys in place, writes what renaming by String does")
+    func renamingMembersByStaticName() throws {
+        let text = #"{"r": {"a" : [1, {"b":null}], "ab":"x\"y", "A":{"p":{"q":[]}} , "n":0, "":1}}"#
+        let document = try #require(JSONDocument(text))
+        let object = try #require(document.onlyMemberNode(of: document.root)).value
+        let renames: [(StaticString, StaticString)] = [("a", "alpha"), ("", "empty"), ("n", "number")]
+        let byName = document.renamingMembers(of: object) { member in renames.first { document.key(member, is: $0.0) }?.1 }
+        let byString = document.renamingMembers(of: object) { key in renames.first { "\($0.0)" == key }.map { "\($0.1)" } }
+        let expected = #"{"alpha":[1, {"b":null}],"ab":"x\"y","A":{"p":{"q":[]}},"number":0,"empty":1}"#
+        #expect(String(decoding: byName.bytes, as: UTF8.self) == expected)
+        #expect(Self.describe(byName, byName.root) == Self.describe(byString, byString.root))
+        let parsed = try #require(JSONDocument(Array(expected.utf8)))
+        #expect(Self.describe(byName, byName.root) == Self.describe(parsed, parsed.root))
+        #expect(byName.retainedBytes == parsed.retainedBytes)
+        #expect(byName.rawData(byName.root) == Data(expected.utf8))
+        #expect(document.rawData(object) == Data(document.rawBytes(object)))
+    }
+
     /// Everything the document says of a value, recursively.
     private static func describe(_ document: JSONDocument, _ index: JSONDocument.Index) -> String {
         let raw = String(decoding: document.rawBytes(index), as: UTF8.self)

@@ -96,6 +96,52 @@ struct LegacyResultsTests {
         }
     }
 
+    @Test("keys compared as bytes in place map every mix of change fields, renames and nulls as the JSONValue slow path does")
+    func fastPathAgreesWithSlowPath() throws {
+        var checked = 0
+        for field in LegacyResults.schema {
+            let name = "\(field.name)"
+            // An escaped root key is declined by JSONDocument: the same result through JSONValue.
+            let escapedName = #"\u00"# + String(name.utf8.first!, radix: 16) + name.dropFirst()
+            let keys = field.changes.map { "\($0.field)" } + field.renames.map { "\($0.legacy)" } + ["orgId"]
+            let values = [nil, "null", #""v""#, "0", #"{"k":[1,{"n":null}]}"#]
+            // Each key absent, null or set to a value of some kind; the members in both orders.
+            for combination in 0..<Int(pow(3, Double(keys.count))) {
+                var members: [String] = []
+                var digits = combination
+                for (position, key) in keys.enumerated() {
+                    let choice = digits % 3
+                    digits /= 3
+                    if choice > 0, let value = values[choice == 1 ? 1 : 2 + position % 3] { members.append(#"""# + key + #"":"# + value) }
+                }
+                // A legacy name beside its new one makes two members of one key: no mapping is right.
+                let present = Set(members.map { $0.prefix { $0 != ":" } })
+                if field.renames.contains(where: { present.contains(#"""# + "\($0.legacy)" + #"""#) && present.contains(#"""# + "\($0.new)" + #"""#) }) {
+                    continue
+                }
+                for order in [members, members.reversed()] {
+                    let result = "{" + order.joined(separator: ",") + "}"
+                    let fast = LegacyResults.envelope(
+                        from: Data(("{\"" + name + "\":" + result + "}").utf8), subscription: "k", receivedAt: receivedAt)
+                    let slow = LegacyResults.envelope(
+                        from: Data(("{\"" + escapedName + "\":" + result + "}").utf8), subscription: "k", receivedAt: receivedAt)
+                    switch (fast, slow) {
+                    case (.nothing(let lhs), .nothing(let rhs)):
+                        #expect(lhs == rhs, "\(name): \(result)")
+                    case (.event(let lhs), .event(let rhs)):
+                        #expect(lhs.eventTypes == rhs.eventTypes && !lhs.eventTypes.isEmpty, "\(name): \(result)")
+                        #expect(try json(lhs) == json(rhs), "\(name): \(result)")
+                        #expect(lhs.document != nil && rhs.document == nil, "\(name): \(result)")
+                    default:
+                        Issue.record("\(name): \(result) is \(fast) on the fast path, \(slow) on the slow one")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 2 * (243 + 243 * 5 / 9 + 9 + 3 + 3))
+    }
+
     @Test("a result outside the schema is handed on unchanged, with no eventType")
     func unknownField() throws {
         for data in [#"{"somethingElse":{"a":1}}"#, #"{"a":1,"b":2}"#, #"[1]"#, #"not json"#] {
