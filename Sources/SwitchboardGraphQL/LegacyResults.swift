@@ -146,9 +146,9 @@ package enum LegacyResults {
                 field.keys.first { $0.newName != nil && document.key(member, is: $0.name) }?.newName
             }
             : document.subdocument(result)
+        // The document's bytes are the payload: made into `Data` only if someone reads it.
         return .event(EventEnvelope(
-            subscription: subscription, eventTypes: eventTypes, document: payload,
-            payload: payload.rawData(payload.root), receivedAt: receivedAt, transport: .graphql))
+            subscription: subscription, eventTypes: eventTypes, document: payload, receivedAt: receivedAt, transport: .graphql))
     }
 
     /// A result handed on as it arrived, with no `eventType`: outside the schema, or not an object.
