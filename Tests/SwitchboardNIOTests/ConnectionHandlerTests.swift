@@ -11,7 +11,7 @@ import Testing
 /// The protocol on the event loop: on an `EmbeddedChannel` nothing runs unless the test runs it,
 /// so a pong, a close frame or a message that is there right after a frame was written in was
 /// made by the channel handler itself, with no task in between.
-@Suite("NIO WebSocket protocol in the channel handler")
+@Suite("NIO WebSocket protocol in the channel handler", .timeLimit(.minutes(1)))
 struct ConnectionHandlerTests {
     /// An upgraded embedded channel, connected (active) with the protocol handler installed and,
     /// unless told otherwise, started.
@@ -109,6 +109,18 @@ struct ConnectionHandlerTests {
         #expect(harness.reads.count == 1, "starting asks for the first read")
         var events = harness.upgraded.inbound.makeAsyncIterator()
         #expect(try await events.next() == .message(.text("first")))
+    }
+
+    @Test("a message and the socket's end that come before the start survive the channel closing: both are delivered at start")
+    func dropBeforeStart() async throws {
+        let harness = try await Harness(start: false)
+        try harness.receive(.text, ByteBuffer(string: "first and last"))
+        try await harness.channel.close()
+        harness.channel.embeddedEventLoop.run()
+        harness.start()
+        let (events, error) = await drain(harness.upgraded.inbound)
+        #expect(events == [.message(.text("first and last"))])
+        #expect((error as? SwitchboardError)?.code == .network)
     }
 
     @Test("the close handshake runs in the handler: close frame out, sends refused, the server's close ends it and closes the channel")
