@@ -267,6 +267,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardNIO", "SwitchboardCore", "SwitchboardTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

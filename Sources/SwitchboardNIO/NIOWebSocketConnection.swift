@@ -22,9 +22,10 @@ import SwitchboardCore
 ///   ``sendPing(_:)`` measures a round trip.
 /// - Every client frame is masked with a fresh random key.
 ///
-/// One task per connection (started by the connector, not by an initialiser) drives the
-/// channel: it owns the protocol state machine and the socket's writer, so sends, pongs and the
-/// close handshake never interleave inside a frame and nothing is sent after the close frame.
+/// The protocol runs on the channel's event loop, in the channel's last handler: it owns the
+/// protocol state machine and is the socket's only writer, so sends, pongs and the close
+/// handshake never interleave inside a frame and nothing is sent after the close frame. The
+/// methods below hop onto the event loop to reach it; no task runs per connection.
 /// The channel is closed when the close handshake ends, the server closes or drops, or the last
 /// reference to the connection goes away without ``close(code:reason:)`` (the engine then sends
 /// 1001 "going away").
@@ -37,36 +38,24 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// What the connection may hold between its socket and its consumer
     /// (``NIOWebSocketConnector/Configuration/maximumBufferedInboundBytes``).
     package let inboundBudget: InboundBudget
-    private let inputs: HandOff<DriverInput>.Continuation
-    private let driver: Task<Void, Never>
+    private let channel: UpgradedChannel
     private let pingIDs = LockedValue<UInt64>(0)
 
-    private init(
-        subprotocol: String?, inbound: WebSocketInbound, inputs: HandOff<DriverInput>.Continuation,
-        driver: Task<Void, Never>, inboundBudget: InboundBudget
-    ) {
+    private init(subprotocol: String?, channel: UpgradedChannel) {
         self.subprotocol = subprotocol
-        self.inbound = inbound
-        self.inputs = inputs
-        self.driver = driver
-        self.inboundBudget = inboundBudget
+        self.inbound = channel.inbound
+        self.inboundBudget = channel.budget
+        self.channel = channel
     }
 
-    /// Starts the driver of an upgraded channel and wraps it.
-    static func start(
-        channel: UpgradedChannel, subprotocol: String?,
-        settings: ConnectionDriver.Settings
-    ) -> NIOWebSocketConnection {
-        let (inbound, events) = WebSocketInbound.makeStream()
-        let driver = ConnectionDriver(channel: channel, events: events, settings: settings)
-        let task = Task { await driver.run() }
-        return NIOWebSocketConnection(
-            subprotocol: subprotocol, inbound: inbound, inputs: channel.inputContinuation, driver: task,
-            inboundBudget: channel.budget)
+    /// Wraps an upgraded channel and starts its protocol.
+    static func start(channel: UpgradedChannel, subprotocol: String?) -> NIOWebSocketConnection {
+        channel.start()
+        return NIOWebSocketConnection(subprotocol: subprotocol, channel: channel)
     }
 
     deinit {
-        inputs.yield(.released)
+        channel.onEventLoop { $0.released() }
     }
 
     /// Sends a text or binary message in one masked frame. Returns once the socket's writer has
@@ -75,10 +64,9 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     /// - Throws: ``/SwitchboardCore/SwitchboardError`` with ``/SwitchboardCore/SwitchboardError/Code/network`` once
     ///   ``close(code:reason:)`` was called or the connection ended, or if the write fails.
     public func send(_ message: WebSocketMessage) async throws {
+        let channel = channel
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if case .terminated = inputs.yield(.send(message, continuation)) {
-                continuation.resume(throwing: ConnectionDriver.closedError)
-            }
+            channel.onEventLoop { $0.send(message, continuation: continuation) }
         }
     }
 
@@ -101,15 +89,13 @@ public final class NIOWebSocketConnection: WebSocketConnection {
             id += 1
             return id
         }
-        let inputs = inputs
+        let channel = channel
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Duration, any Error>) in
-                if case .terminated = inputs.yield(.ping(id: id, payload: ByteBuffer(bytes: payload), continuation)) {
-                    continuation.resume(throwing: ConnectionDriver.closedError)
-                }
+                channel.onEventLoop { $0.ping(id: id, payload: ByteBuffer(bytes: payload), continuation: continuation) }
             }
         } onCancel: {
-            inputs.yield(.cancelPing(id: id))
+            channel.onEventLoop { $0.cancelPing(id: id) }
         }
     }
 
@@ -123,7 +109,9 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     ///   - code: The close code; 1000 (normal closure) by default.
     ///   - reason: The close reason; empty by default.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
-        inputs.yield(.close(WebSocketClose(code: code, reason: reason)))
-        await driver.value
+        let close = WebSocketClose(code: code, reason: reason)
+        channel.onEventLoop { $0.close(close) }
+        // The handler closes the channel once the handshake ended (or its deadline passed).
+        try? await channel.channel.closeFuture.get()
     }
 }

@@ -64,7 +64,13 @@ public struct NIOWebSocketConnector: WebSocketConnector {
             "switchboard.websocket.subprotocols.offered": "\(request.subprotocols.count)",
         ])
 
-        let (channel, upgrade) = try await connectSocket(target: target, head: head, sslContext: sslContext)
+        let settings = WebSocketConnectionHandler.Settings(
+            maximumMessageSize: configuration.maximumMessageSize,
+            maximumFrameSize: configuration.maximumFrameSize,
+            closeTimeout: configuration.closeTimeout,
+            clock: configuration.clock,
+            logger: logger)
+        let (channel, upgrade) = try await connectSocket(target: target, head: head, sslContext: sslContext, settings: settings)
         let handshake: Handshake
         do {
             handshake = try await withDeadline(
@@ -103,14 +109,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
             logger.debug("connected", metadata: [
                 "switchboard.websocket.subprotocol": "\(Self.loggable(subprotocol))",
             ])
-            return NIOWebSocketConnection.start(
-                channel: webSocket, subprotocol: subprotocol,
-                settings: ConnectionDriver.Settings(
-                    maximumMessageSize: configuration.maximumMessageSize,
-                    maximumFrameSize: configuration.maximumFrameSize,
-                    closeTimeout: configuration.closeTimeout,
-                    clock: configuration.clock,
-                    logger: logger))
+            return NIOWebSocketConnection.start(channel: webSocket, subprotocol: subprotocol)
         }
     }
 
@@ -123,7 +122,8 @@ public struct NIOWebSocketConnector: WebSocketConnector {
     /// Connects TCP and installs TLS and the HTTP upgrade; the upgrade request goes out as soon
     /// as the channel is active.
     private func connectSocket(
-        target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?
+        target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?,
+        settings: WebSocketConnectionHandler.Settings
     ) async throws -> (any Channel, EventLoopFuture<UpgradeOutcome>) {
         let maximumFrameSize = min(max(configuration.maximumFrameSize, 125), Int(UInt32.max))
         do {
@@ -135,7 +135,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
                         let upgrade = try Self.configurePipeline(
                             channel: channel, target: target, head: head, sslContext: sslContext,
                             maximumFrameSize: maximumFrameSize,
-                            budget: InboundBudget(limit: configuration.maximumBufferedInboundBytes))
+                            budget: InboundBudget(limit: configuration.maximumBufferedInboundBytes), settings: settings)
                         return (channel, upgrade)
                     }
                 }
@@ -151,7 +151,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
     /// Adds TLS (SNI only for host names), the HTTP codec and the typed WebSocket upgrader.
     private static func configurePipeline(
         channel: any Channel, target: WebSocketTarget, head: HTTPRequestHead, sslContext: NIOSSLContext?,
-        maximumFrameSize: Int, budget: InboundBudget
+        maximumFrameSize: Int, budget: InboundBudget, settings: WebSocketConnectionHandler.Settings
     ) throws -> EventLoopFuture<UpgradeOutcome> {
         let gate = UpgradeCloseGate()
         try channel.pipeline.syncOperations.addHandler(gate)
@@ -166,7 +166,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
             enableAutomaticErrorHandling: false,
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
-                    .upgraded(try UpgradedChannel.install(on: channel, budget: budget), response)
+                    .upgraded(try UpgradedChannel.install(on: channel, budget: budget, settings: settings), response)
                 }
             })
         var configuration = NIOUpgradableHTTPClientPipelineConfiguration(

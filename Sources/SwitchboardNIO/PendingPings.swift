@@ -13,7 +13,7 @@ struct PendingPings {
     /// Pings cancelled before they were sent.
     private var cancelledEarly: Set<UInt64> = []
 
-    /// Whether the ping was cancelled before it reached the loop (forgets it).
+    /// Whether the ping was cancelled before it reached the event loop (forgets it).
     mutating func wasCancelled(_ id: UInt64) -> Bool {
         cancelledEarly.remove(id) != nil
     }
@@ -30,6 +30,12 @@ struct PendingPings {
             return
         }
         waiting.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// A ping could not be sent: resumes it with `error` (if it still waits).
+    mutating func fail(_ id: UInt64, _ error: any Error) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+        waiting.remove(at: index).continuation.resume(throwing: error)
     }
 
     /// A pong arrived: resumes the oldest ping with the same payload with its round trip.

@@ -3,7 +3,7 @@ import NIOCore
 import NIOWebSocket
 import SwitchboardCore
 
-/// A frame the engine wants to send. The driver masks it with a fresh random key.
+/// A frame the engine wants to send. The protocol handler masks it with a fresh random key.
 struct OutboundFrame: Equatable, Sendable {
     var opcode: WebSocketOpcode
     var payload: ByteBuffer
@@ -12,10 +12,11 @@ struct OutboundFrame: Equatable, Sendable {
 /// The WebSocket protocol of one client connection, as a pure state machine (RFC 6455 §5–7).
 ///
 /// Inputs are facts (a frame arrived, the user asked to close, the close deadline passed, the
-/// socket ended); outputs are ``Action``s the driver carries out. It never does I/O and never
-/// reads a clock or random numbers, so every rule is tested without a socket.
+/// socket ended); outputs are ``Action``s the protocol handler (``WebSocketConnectionHandler``,
+/// on the event loop) carries out. It never does I/O and never reads a clock or random numbers,
+/// so every rule is tested without a socket.
 struct WebSocketStateMachine {
-    /// What the driver does after an input.
+    /// What the handler does after an input.
     enum Action: Equatable {
         /// Nothing.
         case none
