@@ -84,7 +84,7 @@ public struct EventEnvelope: Hashable, Sendable {
     /// the event text of a `data` frame, as published; a legacy payload is the result object
     /// (without `eventType` and `timestamp`, which the legacy contract does not carry).
     ///
-    /// When the transport parsed it (``document``), the bytes are the document's, and are made
+    /// When the transport parsed it, the bytes are those of its parse, and are made
     /// into `Data` only when read: the notifier decodes from the document and never asks.
     public var payload: Data {
         get { storedPayload ?? document.map { Data($0.bytes) } ?? Data() }
