@@ -154,12 +154,8 @@ package struct GraphQLCodec: Sendable {
     private static func error(_ value: JSONValue) -> GraphQLServerError? {
         guard case .object = value else { return value.string.map { GraphQLServerError(message: $0) } }
         let type = value["errorType"]?.string
-        let code: Int? = switch value["errorCode"] {
-        case .integer(let code)?: Int(code)
-        case .number(let code)?: Int(exactly: code)
-        case .string(let code)?: Int(code)
-        default: nil
-        }
+        // A number or text holding one, as JSONValue reads whole numbers.
+        let code = value["errorCode"]?.integer
         let message = value["message"]?.string ?? type ?? "server error"
         return GraphQLServerError(message: message, errorType: type, errorCode: code)
     }
