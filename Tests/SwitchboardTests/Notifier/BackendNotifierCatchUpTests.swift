@@ -134,13 +134,11 @@ struct BackendNotifierCatchUpTests {
 
     func run(
         _ kind: TransportKind = .appsync, behavior: ScriptedTransport.Behavior = .automatic,
-        acknowledgesSubscriptions: Bool = true, liveEventsCarryLogTimes: Bool = true, settleClock: ManualClock? = nil,
+        acknowledgesSubscriptions: Bool = true, settleClock: ManualClock? = nil,
         heldEnvelopeBytes: Int = BackendNotifier.CatchUp.defaultHeldEnvelopeBytes, metrics: TestMetrics? = nil,
         _ body: (Harness) async throws -> Void
     ) async throws {
-        let transport = ScriptedTransport(
-            kind: kind, behavior: behavior, acknowledgesSubscriptions: acknowledgesSubscriptions,
-            liveEventsCarryLogTimes: liveEventsCarryLogTimes)
+        let transport = ScriptedTransport(kind: kind, behavior: behavior, acknowledgesSubscriptions: acknowledgesSubscriptions)
         let session = SessionSource()
         let log = ScriptedEventLog()
         let store = InMemoryCheckpointStore()
@@ -305,61 +303,6 @@ struct BackendNotifierCatchUpTests {
             h.reconnect()
             h.transport.acknowledge(key)
             #expect(await take(3, from: &roles) == ["a", "b", "c"])
-        }
-    }
-
-    @Test("AppSync GraphQL: events logged after a reconnection but before the subscription was acknowledged do not swallow later equal live events")
-    func acknowledgedLegacySubscription() async throws {
-        let clock = ManualClock()
-        // A legacy dialect that acknowledges subscriptions (AppSync GraphQL): live events carry
-        // no log time, so a catch-up after a connection also waits the settle time.
-        try await run(.graphql, behavior: .manual, liveEventsCarryLogTimes: false, settleClock: clock) { h in
-            let key: SubscriptionKey = "graphql/subscribeRoleChange"
-            var roles = await h.notifier.roleValues().makeAsyncIterator()
-            await h.signIn(holding: key)
-            /// Connects again; once the catch-up waits, acknowledges `key` (after `meanwhile`), then
-            /// lets the settle time pass (after `settling`) until the catch-up reads the log.
-            func connect(meanwhile: () -> Void = {}, settling: () -> Void = {}) async throws {
-                h.reconnect()
-                while await !h.notifier.catchUpIsWaiting, !Task.isCancelled { try await Task.sleep(for: .milliseconds(1)) }
-                meanwhile()
-                h.transport.acknowledge(key)
-                settling()
-                // The settle time passes (the acknowledgement deadline sleeps on the same clock).
-                let calls = h.log.calls
-                while h.log.calls == calls, !Task.isCancelled {
-                    clock.advance(by: .milliseconds(250))
-                    try await Task.sleep(for: .milliseconds(2))
-                }
-            }
-            func catchUpsEnded(_ count: Int) async throws {
-                while h.broker.published(CatchUpProgressEvent.self).filter(\.isFinal).count < count, !Task.isCancelled {
-                    try await Task.sleep(for: .milliseconds(2))
-                }
-            }
-            try await connect()
-            try await catchUpsEnded(1)
-            h.publishRole("a")
-            #expect(await take(1, from: &roles) == ["a"])
-            try await connect(
-                // Logged after the reconnection, before the server had the subscription: never live.
-                meanwhile: {
-                    h.publishRole("x", missed: true)
-                    h.publishRole("y", missed: true)
-                },
-                // Live, held while the catch-up settles; the log holds them too.
-                settling: {
-                    h.publishRole("x")
-                    h.publishRole("y")
-                })
-            try await catchUpsEnded(2)
-            // After the catch-up read the log: new events, equal to the ones before.
-            h.publishRole("x")
-            h.publishRole("y")
-            h.publishRole("z")
-            var got: [String?] = []
-            while got.last != "z", let value = await roles.next() { got.append(value.reason) }
-            #expect(got == ["x", "y", "x", "y", "x", "y", "z"], "the last x and y are new, not copies")
         }
     }
 
