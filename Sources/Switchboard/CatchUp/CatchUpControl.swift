@@ -75,10 +75,10 @@ struct CatchUpControl {
     /// Holds a live envelope back while a catch-up runs; false when it should be delivered now.
     /// What the held envelopes' bound drops is counted and logged here, and `reconnect` is
     /// called when the machine asks for a new connection (it must not touch this value: it runs
-    /// while this method has it). `now` is read only when the envelope is held.
-    mutating func hold(_ envelope: EventEnvelope, now: () -> Duration, logger: Logger, reconnect: () -> Void) -> Bool {
+    /// while this method has it).
+    mutating func hold(_ envelope: EventEnvelope, logger: Logger, reconnect: () -> Void) -> Bool {
         guard machine != nil else { return false }
-        let (held, actions) = machine!.hold(envelope, at: now())
+        let (held, actions) = machine!.hold(envelope)
         for case .evicted(let what, let count) in actions { evicted(what, count: count, logger: logger) }
         if actions.contains(.reconnect) { reconnect() }
         return held

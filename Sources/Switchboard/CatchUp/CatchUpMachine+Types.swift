@@ -76,12 +76,10 @@ extension CatchUpMachine {
         var settle: Duration?
     }
 
-    /// A live envelope held back, with the number of the connection it arrived on and when it
-    /// was held (a moment of the notifier's timeline).
+    /// A live envelope held back, with the number of the connection it arrived on.
     struct Held: Equatable {
         var envelope: EventEnvelope
         var connection: Int
-        var arrived: Duration
     }
 
     /// What the notifier does next.
@@ -117,8 +115,7 @@ extension CatchUpMachine {
         case live
         /// Fetched from the backend's log, which recorded it at `loggedAt`.
         case caughtUp(loggedAt: Date)
-        /// Live, held back during a catch-up; it arrived on connection number `connection` at
-        /// moment `arrived` of the notifier's timeline.
-        case released(connection: Int, arrived: Duration)
+        /// Live, held back during a catch-up; it arrived on connection number `connection`.
+        case released(connection: Int)
     }
 }

@@ -89,17 +89,6 @@ struct CatchUpMachine {
         windows[connection] = ConnectionWindow(opened: moment)
     }
 
-    /// The server acknowledged, at `moment`, the subscription serving `streams` on the current
-    /// connection (on a transport that acknowledges subscriptions): the first live events of
-    /// those streams on it are matched with legacy copies knowing when it was in place. The
-    /// first acknowledgement of a stream on a connection is kept.
-    mutating func subscriptionAcknowledged(serving streams: some Sequence<StreamID>, at moment: Duration) {
-        guard windows[connection] != nil else { return }
-        for stream in streams where windows[connection]!.acknowledged[stream] == nil {
-            windows[connection]!.acknowledged[stream] = moment
-        }
-    }
-
     /// The current connection was seen lost at `moment` (kept if it was seen earlier).
     mutating func connectionClosed(at moment: Duration) {
         if windows[connection]?.closed == nil { windows[connection]?.closed = moment }
@@ -182,11 +171,11 @@ struct CatchUpMachine {
     /// longer arrives, so their fetched events never wait for a live copy. The catch-up runs
     /// again even if no reconnection follows (one that has yet to read the log reads it later
     /// anyway).
-    mutating func hold(_ envelope: EventEnvelope, at moment: @autoclosure () -> Duration) -> (held: Bool, actions: [Action]) {
+    mutating func hold(_ envelope: EventEnvelope) -> (held: Bool, actions: [Action]) {
         guard running else { return (false, []) }
         let bytes = envelope.retainedBytes
         guard heldBytes + bytes > settings.heldEnvelopeBytes else {
-            held.append(Held(envelope: envelope, connection: connection, arrived: moment()))
+            held.append(Held(envelope: envelope, connection: connection))
             heldBytes += bytes
             return (true, [])
         }
@@ -203,14 +192,12 @@ struct CatchUpMachine {
     }
 
     /// Whether a decoded value should reach consumers, with what that starts (a catch-up when
-    /// the remembered deliveries are full). `now` is when a live value arrived (read only to
-    /// match a legacy copy when it is needed); `readiness` is read only to start a catch-up.
+    /// the remembered deliveries are full). `now` places a value that arrived on a connection
+    /// the machine never saw open.
     mutating func admit(
-        _ mark: Fingerprint, stream: StreamID, route: Route, now: @autoclosure () -> Duration,
-        readiness: @autoclosure () -> Readiness
+        _ mark: Fingerprint, stream: StreamID, route: Route, now: Duration, readiness: Readiness
     ) -> (admitted: Bool, actions: [Action]) {
         let arrivedOn: Int
-        var arrived: Duration?
         switch route {
         case .caughtUp(let loggedAt):
             if delivered.take(mark) {
@@ -224,9 +211,8 @@ struct CatchUpMachine {
             return (true, boundCaughtUp())
         case .live:
             arrivedOn = connection
-        case .released(let number, let moment):
+        case .released(let number):
             arrivedOn = number
-            arrived = moment
         }
         // A live copy of a value a catch-up delivered can arrive after it, even after the
         // catch-up ended: the previous catch-up's deliveries are still recognised.
@@ -234,7 +220,9 @@ struct CatchUpMachine {
             if mark.timestamp != nil {
                 caughtUp.take(mark) || caughtUpBefore.take(mark)
             } else {
-                legacyCopy(mark.key, stream: stream, arrivedOn: arrivedOn, at: arrived ?? now())
+                legacyCopies.takeCopy(
+                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now),
+                    backendTime: backendTime)
             }
         if isCopy { return (false, []) }
         delivered.add(mark)
@@ -247,23 +235,7 @@ struct CatchUpMachine {
         }
         let full = delivered.count >= settings.rememberedDeliveries || delivered.bytes >= settings.rememberedDeliveryBytes
         guard full, !running else { return (true, actions) }
-        return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness()))
-    }
-
-    /// Whether a live value without a timestamp that arrived on connection number `number` at
-    /// `arrival` is the copy of one a catch-up delivered (``LegacyCopies``).
-    private mutating func legacyCopy(
-        _ key: FingerprintKey, stream: StreamID, arrivedOn number: Int, at arrival: @autoclosure () -> Duration
-    ) -> Bool {
-        let horizon = settings.subscriptionSettleTime
-        guard windows[number] != nil else {
-            // A connection the machine never saw open: it opened no earlier than now.
-            var window = ConnectionWindow(opened: arrival())
-            return legacyCopies.takeCopy(
-                key, stream: stream, arrivedOn: &window, at: arrival(), backendTime: backendTime, horizon: horizon)
-        }
-        return legacyCopies.takeCopy(
-            key, stream: stream, arrivedOn: &windows[number]!, at: arrival(), backendTime: backendTime, horizon: horizon)
+        return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness))
     }
 
     /// Keeps the fingerprints of caught-up events within ``Settings/caughtUpBytes``, for each of

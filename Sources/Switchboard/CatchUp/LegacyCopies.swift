@@ -8,16 +8,6 @@ import SwitchboardSync
 struct ConnectionWindow: Equatable {
     var opened: Duration
     var closed: Duration?
-    /// When the server acknowledged the subscription serving each stream on this connection (on
-    /// a transport that acknowledges subscriptions): the server had it in place by then.
-    var acknowledged: [StreamID: Duration] = [:]
-    /// The streams whose first live event on this connection has been matched.
-    var matched: Set<StreamID> = []
-
-    init(opened: Duration, closed: Duration? = nil) {
-        self.opened = opened
-        self.closed = closed
-    }
 
     /// Whether an event the backend logged at `loggedAt` can have been sent on this connection,
     /// the window's moments read as the backend's times from `backendTime`, to whole
@@ -57,25 +47,12 @@ struct ConnectionWindow: Equatable {
 /// run of the log, and connections follow one another), so copies are matched in log order
 /// behind a cursor; and a connection carries only events logged while it was open, so a copy
 /// arriving on it matches only a fetched event logged within its ``ConnectionWindow``. An event
-/// missed in a gap is logged between two windows and never matches.
-///
-/// What the window alone leaves open is the start of each subscription: an event logged after
-/// the connection opened but before the server had the subscription in place is fetched and
-/// never arrives live, and a later live event with equal fields must not be taken for its copy
-/// (plan `true`, `false` logged there, then `true`, `false` live: first-equal matching would run
-/// a period behind and take the next new `true` and `false` for copies). Where the server
-/// acknowledges subscriptions, the first live event of a stream on a connection is matched with
-/// what its arrival tells (``firstCopy(of:in:window:acknowledged:arrival:backendTime:horizon:)``):
-/// the subscription was in place by its acknowledgement, so only events logged up to it are in
-/// doubt; the first live event is the copy of the latest of those with its fields logged before it
-/// arrived; and one that arrives more than a horizon after the acknowledgement is the copy of none
-/// of them (their live copies, had they been sent, would have come by then). After that first
-/// event, copies follow in log order. Without acknowledgements (graphql-ws,
-/// graphql-transport-ws) the subscription's start is not known, and the first equal event in the
-/// window is taken: an equal event logged in those first milliseconds can still swallow a later
-/// one.
+/// missed in a gap is logged between two windows and never matches. What stays ambiguous is an
+/// event logged after a connection opened but before the server had its subscription in place
+/// (it never arrives live): a later event with equal fields arriving first on that connection
+/// is taken for its copy.
 struct LegacyCopies {
-    struct Fetched {
+    private struct Fetched {
         var key: FingerprintKey
         var loggedAt: Date
         var bytes: Int
@@ -93,85 +70,20 @@ struct LegacyCopies {
     }
 
     /// Whether a live event is the copy of a fetched one: the first fetched event of its stream,
-    /// at or after the cursor, with the same fields and logged while `window` was open (for the
-    /// first live event of the stream on a connection whose subscription was acknowledged, the
-    /// one ``firstCopy(of:in:window:acknowledged:arrival:backendTime:horizon:)`` picks). The
+    /// at or after the cursor, with the same fields and logged while `window` was open. The
     /// cursor moves past it; the events it passes did not arrive live, and cannot any more.
-    /// - Parameters:
-    ///   - key: The live event's fields.
-    ///   - stream: Its stream.
-    ///   - window: The connection it arrived on; notes that the stream's first live event on it
-    ///     was matched.
-    ///   - arrival: When it arrived, on the notifier's timeline (read only for a first event).
-    ///   - backendTime: What the sync answers taught of the backend's clock.
-    ///   - horizon: How long after a subscription's acknowledgement a live copy of an event logged
-    ///     before it can still arrive.
     mutating func takeCopy(
-        _ key: FingerprintKey, stream: StreamID, arrivedOn window: inout ConnectionWindow,
-        at arrival: @autoclosure () -> Duration, backendTime: BackendTimeEstimate, horizon: Duration
+        _ key: FingerprintKey, stream: StreamID, arrivedOn window: ConnectionWindow, backendTime: BackendTimeEstimate
     ) -> Bool {
-        var first = false
-        if !window.matched.contains(stream) {
-            window.matched.insert(stream)
-            first = true
-        }
         guard let entry = streams[stream] else { return false }
         let candidates = entry.events[entry.next...]
-        let found: Int?
-        if first, let acknowledged = window.acknowledged[stream] {
-            found = Self.firstCopy(
-                of: key, in: candidates, window: window, acknowledged: acknowledged, arrival: arrival(),
-                backendTime: backendTime, horizon: horizon)
-        } else {
-            found = candidates.firstIndex { $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime) }
+        guard let index = candidates.firstIndex(where: {
+            $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime)
+        }) else {
+            return false
         }
-        guard let index = found else { return false }
         pass(stream, upTo: index + 1)
         return true
-    }
-
-    /// Which fetched event, if any, the first live event of a stream on a connection is the copy
-    /// of, its subscription acknowledged at moment `acknowledged`.
-    ///
-    /// The live events of a subscription are a contiguous run of the log from the moment the
-    /// server put it in place, which lies between the connection's opening and the
-    /// acknowledgement. Fetched events logged after the acknowledgement (read in the backend's
-    /// time, widened by the estimate's uncertainty) certainly arrive live, so the first of them
-    /// ends the search; those logged up to it may or may not have. The copy is the latest event
-    /// with the live one's fields, among those in doubt and the first certain one, that was
-    /// logged no later than the live one arrived. One in doubt is a candidate only while the live
-    /// event arrived within `horizon` of the acknowledgement; past it, it would have come
-    /// earlier. When the first certain event differs and nothing in doubt matches, the live event
-    /// is matched as any later one is (the first equal event from there).
-    static func firstCopy(
-        of key: FingerprintKey, in candidates: ArraySlice<Fetched>, window: ConnectionWindow, acknowledged: Duration,
-        arrival: Duration, backendTime: BackendTimeEstimate, horizon: Duration
-    ) -> Int? {
-        let acknowledgement = backendTime.reading(at: acknowledged)
-        let inDoubtUntil = ConnectionWindow.milliseconds(
-            acknowledgement.time.addingTimeInterval(acknowledgement.uncertainty.seconds), .up)
-        let arrived = backendTime.reading(at: arrival)
-        let loggedBy = ConnectionWindow.milliseconds(arrived.time.addingTimeInterval(arrived.uncertainty.seconds), .up)
-        let inDoubtMayMatch = arrival <= acknowledged + horizon
-        var latest: Int?
-        for index in candidates.indices {
-            let event = candidates[index]
-            let logged = ConnectionWindow.milliseconds(event.loggedAt, .down)
-            // Logged after the live event arrived: neither it nor any later one is its original.
-            if logged > loggedBy { return latest }
-            let inDoubt = logged <= inDoubtUntil
-            if event.key == key, !inDoubt || inDoubtMayMatch, window.mayCarry(loggedAt: event.loggedAt, backendTime: backendTime) {
-                latest = index
-            }
-            if !inDoubt {
-                if let latest { return latest }
-                // Outside the model (a certain event that never came): match as later events are.
-                return candidates[index...].firstIndex {
-                    $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime)
-                }
-            }
-        }
-        return latest
     }
 
     /// Forgets the oldest fetched events (by log time, across streams) until the rest cost at

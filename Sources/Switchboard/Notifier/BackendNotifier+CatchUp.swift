@@ -35,9 +35,7 @@ extension BackendNotifier {
                 let (error, streams) = catchUp.overdue(subscriptions.unacknowledged, logger: logger)
                 report(error, streams: streams)
             case .release(let held)?:
-                for entry in held {
-                    deliver(entry.envelope, route: .released(connection: entry.connection, arrived: entry.arrived))
-                }
+                for entry in held { deliver(entry.envelope, route: .released(connection: entry.connection)) }
                 catchUp.note { $0.releaseDelivered(now: backendClock.now()) }
             case .reconnect?:
                 connectIfActive()

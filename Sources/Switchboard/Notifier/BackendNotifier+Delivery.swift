@@ -2,7 +2,6 @@ import Foundation
 import CoreMetrics
 import Logging
 import SwitchboardCore
-import SwitchboardSync
 
 extension BackendNotifier {
     /// Routes one envelope to the streams its subscription serves and its `eventType`s name,
@@ -10,9 +9,7 @@ extension BackendNotifier {
     /// once (``JSONDocument``, by the transport that read its `eventType`s, or here); `JSONDecoder`
     /// reads it only where that parse leaves it.
     func deliver(_ envelope: EventEnvelope, route: DeliveryRoute = .live) {
-        if route == .live, catchUp.hold(envelope, now: backendClock.now, logger: logger, reconnect: { connectIfActive() }) {
-            return
-        }
+        if route == .live, catchUp.hold(envelope, logger: logger, reconnect: { connectIfActive() }) { return }
         let streams = subscriptions.table.streams(servedBy: envelope.subscription)
         guard !streams.isEmpty else {
             metrics.unrouted.increment()

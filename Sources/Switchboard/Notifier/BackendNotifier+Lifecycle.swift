@@ -105,12 +105,6 @@ extension BackendNotifier {
             }
         case .subscriptionEstablished(let key):
             logger.debug("subscription established", metadata: ["switchboard.subscription": "\(key)"])
-            if transport.acknowledgesSubscriptions, connectionState == .connected {
-                // The server had it in place by now: bounds which legacy live events can be copies.
-                let streams = subscriptions.table.streams(servedBy: key)
-                let moment = stamp ?? backendClock.now()
-                catchUp.note { $0.subscriptionAcknowledged(serving: streams, at: moment) }
-            }
             send(subscriptions.table.established(key))
             catchUpStep { $0.readinessChanged($1) }
         case .subscriptionFailed(let key, let error):

@@ -32,27 +32,27 @@ struct CatchUpBoundsTests {
         let envelopes = ["a", "b", "c", "d", "e"].map(base.envelope)
         var (machine, _) = base.started(settings(held: envelopes[0].retainedBytes * 2 + 1))
         for envelope in envelopes[..<2] {
-            let (held, actions) = machine.hold(envelope, at: .zero)
+            let (held, actions) = machine.hold(envelope)
             #expect(held && actions.isEmpty)
         }
         #expect(machine.heldBytes == envelopes[0].retainedBytes * 2)
-        let (held, actions) = machine.hold(envelopes[2], at: .zero)
+        let (held, actions) = machine.hold(envelopes[2])
         #expect(held, "taken: dropped, not delivered now")
         #expect(actions == [.evicted(.heldEnvelopes, count: 3), .reconnect])
         #expect(machine.held.isEmpty && machine.heldBytes == 0)
         // The same connection still sends a few before it closes: held afresh, and should they
         // fill the room again, no second reconnection is asked for.
-        _ = machine.hold(envelopes[3], at: .zero)
-        _ = machine.hold(envelopes[4], at: .zero)
-        let again = machine.hold(envelopes[0], at: .zero)
+        _ = machine.hold(envelopes[3])
+        _ = machine.hold(envelopes[4])
+        let again = machine.hold(envelopes[0])
         #expect(again.actions == [.evicted(.heldEnvelopes, count: 3)])
         // The fetch in flight may have read the log before the dropped events were logged.
         let first = machine.ended(succeeded: true, now: base.moment(10), readiness: ready)
         #expect(first.actions == [.fetch(.init(reason: .heldEnvelopesFull, sessionStart: .zero, settle: nil))])
-        let heldMore = machine.hold(envelopes[1], at: .zero)
+        let heldMore = machine.hold(envelopes[1])
         #expect(heldMore.held && heldMore.actions.isEmpty)
         let second = machine.ended(succeeded: true, now: base.moment(12), readiness: ready)
-        #expect(second.actions == [.release([.init(envelope: envelopes[1], connection: 1, arrived: .zero)])])
+        #expect(second.actions == [.release([.init(envelope: envelopes[1], connection: 1)])])
         #expect(machine.heldBytes == 0)
     }
 
@@ -61,8 +61,8 @@ struct CatchUpBoundsTests {
         let a = base.envelope("a")
         var (machine, _) = base.started(settings(held: a.retainedBytes + 1))
         // The connection opened at 10; "a" (logged at 14) and "b" arrive live and are dropped.
-        _ = machine.hold(a, at: .zero)
-        let dropped = machine.hold(base.envelope("b"), at: .zero)
+        _ = machine.hold(a)
+        let dropped = machine.hold(base.envelope("b"))
         #expect(dropped.actions.contains(.reconnect))
         // The notifier reconnects: a gap, which the chain's next catch-up covers.
         machine.connectionClosed(at: base.moment(17))
@@ -109,7 +109,7 @@ struct CatchUpBoundsTests {
         // Released envelopes keep coming while the catch-up asked for cannot start.
         for index in 0..<6 {
             let (admitted, actions) = machine.admit(
-                base.mark("\(index)", timestamp: base.at(10 + index), bytes: 100), stream: plan, route: .released(connection: 1, arrived: .zero),
+                base.mark("\(index)", timestamp: base.at(10 + index), bytes: 100), stream: plan, route: .released(connection: 1),
                 now: base.moment(20), readiness: offline)
             #expect(admitted)
             evicted += actions.filter { if case .evicted = $0 { true } else { false } }

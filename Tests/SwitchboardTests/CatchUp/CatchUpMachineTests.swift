@@ -54,7 +54,7 @@ struct CatchUpMachineTests {
         #expect(heldA && heldB)
         let (delivered, skipped, actions) = machine.ended(succeeded: true, now: moment(20), readiness: ready)
         #expect(delivered == 0 && skipped == 0)
-        #expect(actions == [.release([.init(envelope: envelope("a"), connection: 1, arrived: .zero), .init(envelope: envelope("b"), connection: 1, arrived: .zero)])])
+        #expect(actions == [.release([.init(envelope: envelope("a"), connection: 1), .init(envelope: envelope("b"), connection: 1)])])
         let held = machine.holdQuietly(envelope("c"))
         #expect(!held, "nothing runs: delivered at once")
         let again = machine.connected(after: nil, readiness: ready)
@@ -75,10 +75,10 @@ struct CatchUpMachineTests {
             mark("a", timestamp: at(50)), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(50)), now: moment(220), readiness: ready)
         #expect(fetched.admitted)
         let ended = machine.ended(succeeded: true, now: moment(230), readiness: ready)
-        #expect(ended.actions == [.release([.init(envelope: envelope("a"), connection: 1, arrived: .zero)])])
+        #expect(ended.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
         // The held live copy, released on the connection it arrived on, is not delivered again.
         let copy = machine.admit(
-            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .released(connection: 1, arrived: moment(231)), now: moment(231), readiness: ready)
+            mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .released(connection: 1), now: moment(231), readiness: ready)
         #expect(!copy.admitted, "the released legacy copy of a fetched event is delivered twice")
         machine.releaseDelivered(now: moment(232))
         // Afterwards, an equal value arriving live is a new event.
@@ -177,7 +177,7 @@ struct CatchUpMachineTests {
         #expect(first.actions == [.fetch(.init(reason: .gap(.reconnected), sessionStart: .zero, settle: nil))])
         #expect(machine.held.count == 1)
         let second = machine.ended(succeeded: false, now: moment(30), readiness: ready)
-        #expect(second.actions == [.release([.init(envelope: envelope("a"), connection: 1, arrived: .zero)])])
+        #expect(second.actions == [.release([.init(envelope: envelope("a"), connection: 1)])])
     }
 
     @Test("retries only transient failures, doubling the delay, as many times as set")
@@ -198,7 +198,7 @@ struct CatchUpMachineTests {
         let held = machine.holdQuietly(envelope("b"))
         #expect(held, "the catch-up in flight still holds")
         let ended = machine.ended(succeeded: true, now: moment(5), readiness: ready)
-        #expect(ended.actions == [.release([.init(envelope: envelope("b"), connection: 1, arrived: .zero)])])
+        #expect(ended.actions == [.release([.init(envelope: envelope("b"), connection: 1)])])
     }
 
     @Test("memory warning: remembered deliveries ask for a catch-up when signed in; nothing while one runs")
@@ -260,48 +260,12 @@ struct CatchUpMachineTests {
         #expect(new.admitted, "device clock \(offset) s off: a new event was taken for a copy")
     }
 
-
-    @Test("legacy envelopes held after an acknowledged subscription: events logged before the server had it never swallow later equal ones")
-    func acknowledgedLegacySubscription() {
-        let legacy = CatchUpMachine.Readiness(
-            connected: true, settled: true, acknowledgesSubscriptions: true, liveEventsCarryLogTimes: false)
-        var machine = CatchUpMachine(settings: settings, startedAt: .zero, backendTime: backendTime)
-        machine.connectionOpened(at: .zero)
-        _ = machine.connected(after: nil, readiness: legacy)
-        // The server put the plan subscription in place at 50 ms; its acknowledgement came at 51 ms.
-        machine.subscriptionAcknowledged(serving: [StreamCatalog.plan], at: moment(51))
-        // Live while the catch-up runs, held as they arrive: the copies of T@70 and F@100, then
-        // T@130 and F@160, logged after the log was read.
-        for (org, arrived) in [("T", 71), ("F", 101), ("T", 131), ("F", 161)] {
-            #expect(machine.hold(envelope(org), at: moment(arrived)).held)
-        }
-        // The catch-up read the log at 105 ms: T@10 and F@40 were logged before the subscription.
-        for (org, logged) in [("T", 10), ("F", 40), ("T", 70), ("F", 100)] {
-            let fetched = machine.admit(
-                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(logged)),
-                now: moment(170), readiness: legacy)
-            #expect(fetched.admitted)
-        }
-        let ended = machine.ended(succeeded: true, now: moment(171), readiness: legacy)
-        guard case .release(let held)? = ended.actions.first else {
-            Issue.record("nothing released: \(ended.actions)")
-            return
-        }
-        #expect(held.map(\.arrived) == [moment(71), moment(101), moment(131), moment(161)])
-        let admitted = zip(["T", "F", "T", "F"], held).map { org, entry in
-            machine.admit(
-                mark(org, timestamp: nil), stream: StreamCatalog.plan,
-                route: .released(connection: entry.connection, arrived: entry.arrived), now: moment(172), readiness: legacy
-            ).admitted
-        }
-        #expect(admitted == [false, false, true, true], "T@130 and F@160 are new; the first two are copies")
-    }
 }
 
 extension CatchUpMachine {
     /// Holds `envelope` where no memory bound is near (the bounds have tests of their own).
     mutating func holdQuietly(_ envelope: EventEnvelope) -> Bool {
-        let (held, actions) = hold(envelope, at: .zero)
+        let (held, actions) = hold(envelope)
         #expect(actions.isEmpty)
         return held
     }

@@ -14,16 +14,7 @@ private final class Copies {
         value.fetched(Fingerprint(key: Self.key(key, stream), timestamp: nil), stream: stream, loggedAt: loggedAt)
     }
     func takeCopy(_ key: String, stream: StreamID, arrivedOn window: ConnectionWindow) -> Bool {
-        var window = window
-        return takeCopy(key, stream: stream, arrivedOn: &window, at: .zero)
-    }
-    /// On `window`, which remembers the streams whose first live event was matched on it.
-    func takeCopy(
-        _ key: String, stream: StreamID, arrivedOn window: inout ConnectionWindow, at arrival: Duration,
-        horizon: Duration = .milliseconds(500)
-    ) -> Bool {
-        value.takeCopy(
-            Self.key(key, stream), stream: stream, arrivedOn: &window, at: arrival, backendTime: backendTime, horizon: horizon)
+        value.takeCopy(Self.key(key, stream), stream: stream, arrivedOn: window, backendTime: backendTime)
     }
     /// The fingerprint key of a plan value with `key` as its organization, on `stream`.
     static func key(_ key: String, _ stream: StreamID) -> FingerprintKey {
@@ -131,85 +122,6 @@ struct LegacyCopiesTests {
         #expect(!copies.takeCopy("x", stream: StreamCatalog.role, arrivedOn: ConnectionWindow(opened: .seconds(-86_400))))
         #expect(copies.takeCopy("y", stream: StreamCatalog.role, arrivedOn: ConnectionWindow(opened: .seconds(-86_400))))
         #expect(copies.takeCopy("d", stream: plan, arrivedOn: ConnectionWindow(opened: moment(350))))
-        #expect(copies.count == 0)
-    }
-
-    // MARK: The first live event of an acknowledged subscription
-
-    /// A connection opened at moment 0 whose plan subscription the server acknowledged at `ms`.
-    func acknowledged(at ms: Int) -> ConnectionWindow {
-        var window = ConnectionWindow(opened: .zero)
-        window.acknowledged[plan] = moment(ms)
-        return window
-    }
-
-    @Test("events logged before the server had the subscription never make later equal live events copies (the AppSync GraphQL loss)")
-    func lateSubscription() {
-        // The server had the subscription from 50 ms and acknowledged it at 51 ms. The catch-up read
-        // the log at 105 ms: T@10 and F@40 never arrive live, T@70 and F@100 do.
-        let copies = Copies(backendTime: backendTime())
-        for (ms, value) in [(10, "T"), (40, "F"), (70, "T"), (100, "F")] { copies.fetched(value, stream: plan, loggedAt: at(ms)) }
-        var window = acknowledged(at: 51)
-        let live = [("T", 71), ("F", 101), ("T", 131), ("F", 161)]
-        let taken = live.map { copies.takeCopy($0.0, stream: plan, arrivedOn: &window, at: moment($0.1)) }
-        #expect(taken == [true, true, false, false], "T@70 and F@100 are copies; T@130 and F@160 are new")
-    }
-
-    @Test("the first live event is the copy of the latest equal event in doubt logged before it arrived")
-    func latestBeforeArrival() {
-        let copies = Copies(backendTime: backendTime())
-        for (ms, value) in [(10, "x"), (20, "y"), (40, "x")] { copies.fetched(value, stream: plan, loggedAt: at(ms)) }
-        // Arrived at 30 ms: x@40 was not logged yet, so it is x@10's copy, and x@40 follows.
-        var early = acknowledged(at: 60)
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &early, at: moment(30)))
-        #expect(copies.takeCopy("y", stream: plan, arrivedOn: &early, at: moment(31)))
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &early, at: moment(41)))
-        #expect(copies.count == 0)
-        // Arrived at 45 ms: it is x@40's copy; x@10 and y@20 were logged before the subscription.
-        let later = Copies(backendTime: backendTime())
-        for (ms, value) in [(10, "x"), (20, "y"), (40, "x")] { later.fetched(value, stream: plan, loggedAt: at(ms)) }
-        var window = acknowledged(at: 60)
-        #expect(later.takeCopy("x", stream: plan, arrivedOn: &window, at: moment(45)))
-        #expect(!later.takeCopy("y", stream: plan, arrivedOn: &window, at: moment(46)), "y@20 was passed")
-        #expect(later.count == 0)
-    }
-
-    @Test("an event logged after the acknowledgement certainly arrives live: nothing past it is the first copy")
-    func certainEventEndsTheDoubt() {
-        let copies = Copies(backendTime: backendTime())
-        for (ms, value) in [(10, "x"), (100, "y"), (120, "x")] { copies.fetched(value, stream: plan, loggedAt: at(ms)) }
-        // Acknowledged at 50: y@100 arrives live, so an x arriving first is x@10's copy, not x@120's.
-        var window = acknowledged(at: 50)
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &window, at: moment(125)))
-        #expect(copies.takeCopy("y", stream: plan, arrivedOn: &window, at: moment(126)))
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &window, at: moment(127)))
-        #expect(copies.count == 0)
-    }
-
-    @Test("past the horizon after the acknowledgement, a first live event is no copy of an event in doubt")
-    func horizon() {
-        let copies = Copies(backendTime: backendTime())
-        copies.fetched("x", stream: plan, loggedAt: at(10))  // before the subscription, never live
-        var late = acknowledged(at: 20)
-        #expect(!copies.takeCopy("x", stream: plan, arrivedOn: &late, at: moment(60_000)), "a new x a minute later")
-        // Within the horizon it is taken for x@10's copy (which it is, had the subscription been in place).
-        var early = acknowledged(at: 20)
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &early, at: moment(25)))
-    }
-
-    @Test("after the first live event of a stream, copies follow in log order; other streams start afresh")
-    func onlyTheFirstEvent() {
-        let copies = Copies(backendTime: backendTime())
-        for (ms, value) in [(10, "x"), (20, "x"), (30, "x")] { copies.fetched(value, stream: plan, loggedAt: at(ms)) }
-        copies.fetched("r", stream: StreamCatalog.role, loggedAt: at(15))
-        var window = acknowledged(at: 40)
-        window.acknowledged[StreamCatalog.role] = moment(40)
-        // The first x arrived at 21 ms: x@20's copy (x@10 was before the subscription).
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &window, at: moment(21)))
-        #expect(window.matched == [plan])
-        // The next one is x@30's copy, arriving late or not: in log order from here.
-        #expect(copies.takeCopy("x", stream: plan, arrivedOn: &window, at: moment(60_000)))
-        #expect(copies.takeCopy("r", stream: StreamCatalog.role, arrivedOn: &window, at: moment(41)))
         #expect(copies.count == 0)
     }
 }

@@ -78,7 +78,7 @@ struct CatchUpControlTests {
         control.start(at: .zero, backendTime: BackendTimeEstimate(deviceTime: Date(timeIntervalSince1970: 0), at: .zero))
         #expect(control.machine == nil)
         let envelope = EventEnvelope(subscription: "s", payload: Data("{}".utf8), receivedAt: Date(timeIntervalSince1970: 0), transport: .appsync)
-        let held = control.hold(envelope, now: { .zero }, logger: Logger(label: "test"), reconnect: { Issue.record("reconnect with catch-up off") })
+        let held = control.hold(envelope, logger: Logger(label: "test"), reconnect: { Issue.record("reconnect with catch-up off") })
         #expect(!held)
         let readiness = CatchUpMachine.Readiness(connected: true, settled: true, acknowledgesSubscriptions: true)
         let (admitted, actions) = control.admit(
