@@ -193,9 +193,11 @@ struct CatchUpMachine {
 
     /// Whether a decoded value should reach consumers, with what that starts (a catch-up when
     /// the remembered deliveries are full). `now` places a value that arrived on a connection
-    /// the machine never saw open.
+    /// the machine never saw open; it and `readiness` are read only when needed, not for every
+    /// value.
     mutating func admit(
-        _ mark: Fingerprint, stream: StreamID, route: Route, now: Duration, readiness: Readiness
+        _ mark: Fingerprint, stream: StreamID, route: Route, now: @autoclosure () -> Duration,
+        readiness: @autoclosure () -> Readiness
     ) -> (admitted: Bool, actions: [Action]) {
         let arrivedOn: Int
         switch route {
@@ -221,7 +223,7 @@ struct CatchUpMachine {
                 caughtUp.take(mark) || caughtUpBefore.take(mark)
             } else {
                 legacyCopies.takeCopy(
-                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now),
+                    mark.key, stream: stream, arrivedOn: windows[arrivedOn] ?? ConnectionWindow(opened: now()),
                     backendTime: backendTime)
             }
         if isCopy { return (false, []) }
@@ -235,7 +237,7 @@ struct CatchUpMachine {
         }
         let full = delivered.count >= settings.rememberedDeliveries || delivered.bytes >= settings.rememberedDeliveryBytes
         guard full, !running else { return (true, actions) }
-        return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness))
+        return (true, actions + request(.rememberedDeliveriesFull, readiness: readiness()))
     }
 
     /// Keeps the fingerprints of caught-up events within ``Settings/caughtUpBytes``, for each of
