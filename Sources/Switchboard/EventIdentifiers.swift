@@ -6,9 +6,9 @@ import SwitchboardCore
 /// broker dispatch. Ids here are UUID-shaped text, `XXXXXXXX-XXXX-4XXX-YXXX-NNNNNNNNNNNN`: the
 /// first 20 hex digits (74 random bits) are drawn once per process, the last 12 count up. They
 /// are unique within the process (a 48-bit counter) and unlikely to repeat across processes.
-@usableFromInline
+/// ``EventMetadata`` keeps the counter's number and makes the text only when its id is read.
 enum EventIdentifiers {
-    private static let next = LockedValue<UInt64>(0)
+    private static let counter = LockedValue<UInt64>(0)
 
     /// The process's prefix: the random digits and their hyphens, 24 ASCII bytes.
     private static let prefix: [UInt8] = {
@@ -27,14 +27,17 @@ enum EventIdentifiers {
         return text
     }()
 
-    /// A new id.
-    @usableFromInline
-    static func make() -> String {
-        let number = next.withLock { value -> UInt64 in
+    /// The next number of the process's counter: an id not yet made into text (``text(_:)``).
+    static func next() -> UInt64 {
+        counter.withLock { value -> UInt64 in
             value &+= 1
             return value
         }
-        return String(unsafeUninitializedCapacity: prefix.count + 12) { buffer in
+    }
+
+    /// The id of counter value `number`.
+    static func text(_ number: UInt64) -> String {
+        String(unsafeUninitializedCapacity: prefix.count + 12) { buffer in
             var count = 0
             for byte in prefix {
                 buffer[count] = byte

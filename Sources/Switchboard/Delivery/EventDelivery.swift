@@ -26,7 +26,7 @@ struct EventDelivery {
     ///     the value's fingerprint only if it needs it.
     ///   - outcome: Called for each value published and each failure.
     func deliver(
-        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: String, route: DeliveryRoute,
+        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: EventMetadata.Identifier, route: DeliveryRoute,
         metrics: NotifierMetrics, logger: Logger,
         admit: (() -> Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
     ) {
@@ -54,12 +54,12 @@ struct EventDelivery {
     }
 
     private func publish<Output: CatalogEvent>(
-        _ type: Output.Type, envelope: EventEnvelope, document: JSONDocument?, descriptor: StreamDescriptor, eventId: String,
+        _ type: Output.Type, envelope: EventEnvelope, document: JSONDocument?, descriptor: StreamDescriptor, eventId: EventMetadata.Identifier,
         route: DeliveryRoute, metrics: NotifierMetrics, logger: Logger,
         admit: (() -> Fingerprint, StreamID, DeliveryRoute) -> Bool, outcome: (Outcome) -> Void
     ) {
         let metadata = EventMetadata(
-            eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
+            identifier: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: descriptor.id.rawValue)
         let value: Output
         do {
             value = try EventPayloadDecoder.decode(Output.self, from: envelope.payload, document: document)
@@ -89,7 +89,7 @@ struct EventDelivery {
     }
 
     private func undeliverable(
-        _ envelope: EventEnvelope, eventName: String, error: SwitchboardError, eventId: String, stream: StreamID?,
+        _ envelope: EventEnvelope, eventName: String, error: SwitchboardError, eventId: EventMetadata.Identifier, stream: StreamID?,
         metrics: NotifierMetrics, outcome: (Outcome) -> Void
     ) {
         metrics.decodingFailures.increment()
@@ -102,7 +102,7 @@ struct EventDelivery {
                 cause: error)
         }
         let metadata = EventMetadata(
-            eventId: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: stream?.rawValue)
+            identifier: eventId, receivedAt: envelope.receivedAt, transport: envelope.transport, stream: stream?.rawValue)
         broker.reportUndeliverable(payload: envelope.payload, eventName: eventName, error: error, metadata: metadata)
         outcome(.undeliverable(error, stream: stream))
     }

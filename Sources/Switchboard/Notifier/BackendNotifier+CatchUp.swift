@@ -55,7 +55,7 @@ extension BackendNotifier {
         let caughtUp = CatchUpControl.envelopes(
             events, userId: identity.userId, namespace: configuration.namespace, now: configuration.now())
         for event in caughtUp {
-            deliver(event.envelope, to: descriptors, eventId: event.eventId, route: .caughtUp(loggedAt: event.loggedAt))
+            deliver(event.envelope, to: descriptors, eventId: .text(event.eventId), route: .caughtUp(loggedAt: event.loggedAt))
         }
     }
 

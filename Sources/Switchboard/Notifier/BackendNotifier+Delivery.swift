@@ -21,16 +21,16 @@ extension BackendNotifier {
             "switchboard.subscription": "\(envelope.subscription)", "switchboard.bytes": "\(envelope.payloadByteCount)"])
         // One stream (the common case) without an array of descriptors.
         if streams.count == 1, let stream = streams.first {
-            deliver(envelope, to: CollectionOfOne(StreamCatalog.descriptor(stream)), eventId: EventIdentifiers.make(), route: route)
+            deliver(envelope, to: CollectionOfOne(StreamCatalog.descriptor(stream)), eventId: .counted(EventIdentifiers.next()), route: route)
         } else {
-            deliver(envelope, to: streams.sorted().map(StreamCatalog.descriptor), eventId: EventIdentifiers.make(), route: route)
+            deliver(envelope, to: streams.sorted().map(StreamCatalog.descriptor), eventId: .counted(EventIdentifiers.next()), route: route)
         }
     }
 
     /// Publishes one envelope on those of `descriptors` whose `eventType`s it carries, and keeps
     /// the books: stream statuses, errors.
     func deliver(
-        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: String, route: DeliveryRoute
+        _ envelope: EventEnvelope, to descriptors: some Collection<StreamDescriptor>, eventId: EventMetadata.Identifier, route: DeliveryRoute
     ) {
         delivery.deliver(
             envelope, to: descriptors, eventId: eventId, route: route, metrics: metrics, logger: logger,
