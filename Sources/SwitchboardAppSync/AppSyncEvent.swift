@@ -21,6 +21,13 @@ package struct AppSyncEvent: Hashable, Sendable, ExpressibleByStringLiteral, Cus
         self.document = document
     }
 
+    /// An event from its UTF-8 text and that text's parse, which holds the same storage
+    /// (``JSONDocument/takeString(_:)``).
+    package init(text: [UInt8], document: JSONDocument?) {
+        self.bytes = text
+        self.document = document
+    }
+
     /// An event from its text.
     package init(_ text: String) { self.init(utf8: Array(text.utf8)) }
 

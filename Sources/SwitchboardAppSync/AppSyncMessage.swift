@@ -121,14 +121,15 @@ package enum AppSyncCodec {
     /// general path, which reads it the same way (``JSONDocument`` answers only for what it would
     /// accept).
     private static func decodeData(_ text: String) -> AppSyncServerMessage? {
-        guard let document = JSONDocument(text),
+        guard var document = JSONDocument(text),
               let type = document.member("type", of: document.root), document.string(type) == "data",
               let id = document.member("id", of: document.root).flatMap(document.string),
               let event = document.member("event", of: document.root)
         else { return nil }
         switch document.kind(event) {
         case .string:
-            return document.stringBytes(event).map { .data(id: id, events: AppSyncEvents(AppSyncEvent(utf8: $0))) }
+            // The one event takes the frame's storage: unescaped and parsed where the frame was.
+            return document.takeString(event).map { .data(id: id, events: AppSyncEvents(AppSyncEvent(text: $0.text, document: $0.document))) }
         case .array:
             var events: [AppSyncEvent] = []
             for element in document.elements(of: event) ?? [] {

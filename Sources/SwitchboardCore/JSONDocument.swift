@@ -28,7 +28,7 @@ package struct JSONDocument: Sendable {
     }
 
     /// The document's bytes.
-    package let bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
     private(set) var nodes: [Node] = []
 
     /// The top-level value.
@@ -51,12 +51,19 @@ package struct JSONDocument: Sendable {
     ///     strings with non-ASCII bytes need no check.
     /// - Returns: nil for invalid JSON and for what the type leaves to the slow path.
     package init?(_ bytes: [UInt8], isValidUTF8: Bool = false) {
+        self.init(bytes, reusing: [], isValidUTF8: isValidUTF8)
+    }
+
+    /// Parses UTF-8 text into `nodes`' storage (emptied first, its capacity kept).
+    private init?(_ bytes: [UInt8], reusing nodes: consuming [Node], isValidUTF8: Bool) {
         self.bytes = bytes
+        self.nodes = consume nodes
+        self.nodes.removeAll(keepingCapacity: true)
         // About one node per eight bytes in events; within bounds for large documents.
-        nodes.reserveCapacity(min(max(16, bytes.count / 8), 512))
+        self.nodes.reserveCapacity(min(max(16, bytes.count / 8), 512))
         let parsed = bytes.withUnsafeBufferPointer { buffer -> Bool in
             var parser = Parser(buffer: buffer, checksUTF8: !isValidUTF8)
-            guard parser.value(into: &nodes, depth: 0) else { return false }
+            guard parser.value(into: &self.nodes, depth: 0) else { return false }
             parser.skipWhitespace()
             return parser.position == buffer.count
         }
@@ -200,57 +207,91 @@ package struct JSONDocument: Sendable {
         rawBytes(index).withUnsafeBytes { Data($0) }
     }
 
+    /// Takes a string node's text out of the document, unescaped, and parses it as JSON of its
+    /// own (JSON carried in a JSON string, as an AppSync Events `data` frame's `event`), in this
+    /// document's storage: the text is unescaped in place, at the front of the bytes, and parsed
+    /// into the same node buffer, so no new buffer is made. The document is left empty. Nil for
+    /// another kind (the document is then unchanged).
+    /// - Parameter index: A string node.
+    /// - Returns: The text as UTF-8 bytes, and its parse (sharing them), nil when
+    ///   ``JSONDocument`` leaves the text to the slow path.
+    package mutating func takeString(_ index: Index) -> (text: [UInt8], document: JSONDocument?)? {
+        let node = nodes[index.value]
+        guard node.kind == .string else { return nil }
+        var text: [UInt8] = []
+        var nodes: [Node] = []
+        swap(&text, &bytes)
+        swap(&nodes, &self.nodes)
+        let count = text.withUnsafeMutableBufferPointer { buffer in
+            // The output never runs ahead of the input: an escape is never shorter than what it
+            // stands for, and the contents start after the opening quote.
+            Self.unescape(node, from: UnsafeBufferPointer(buffer), into: buffer.baseAddress!)
+        }
+        text.removeLast(text.count - count)
+        guard let document = JSONDocument(text, reusing: consume nodes, isValidUTF8: true) else { return (text, nil) }
+        return (document.bytes, document)
+    }
+
     /// The string's bytes with its escapes resolved, written straight into the result's storage
     /// (an escaped string is never longer than its source).
     private func unescaped(_ node: Node) -> [UInt8] {
         bytes.withUnsafeBufferPointer { source in
             [UInt8](unsafeUninitializedCapacity: node.end - node.start) { output, count in
-                var position = node.start
-                var written = 0
-                while position < node.end {
-                    // Eight bytes at a time up to the next backslash.
-                    while node.end - position >= 8 {
-                        let word = UnsafeRawPointer(source.baseAddress! + position).loadUnaligned(as: UInt64.self)
-                        guard !Parser.hasByte(UInt8(ascii: "\\"), in: word) else { break }
-                        UnsafeMutableRawPointer(output.baseAddress! + written).storeBytes(of: word, as: UInt64.self)
-                        written += 8
-                        position += 8
-                    }
-                    guard position < node.end else { break }
-                    let byte = source[position]
-                    guard byte == UInt8(ascii: "\\") else {
-                        output[written] = byte
-                        written += 1
-                        position += 1
-                        continue
-                    }
-                    let escape = source[position + 1]
-                    position += 2
-                    let resolved: UInt8
-                    switch escape {
-                    case UInt8(ascii: "b"): resolved = 0x08
-                    case UInt8(ascii: "f"): resolved = 0x0C
-                    case UInt8(ascii: "n"): resolved = 0x0A
-                    case UInt8(ascii: "r"): resolved = 0x0D
-                    case UInt8(ascii: "t"): resolved = 0x09
-                    case UInt8(ascii: "u"):
-                        // The parser admitted only escapes outside the surrogate range; the six
-                        // source bytes always cover the one to three UTF-8 bytes written.
-                        var scalar: UInt32 = 0
-                        for offset in 0..<4 { scalar = scalar << 4 | UInt32(Parser.hexValue(source[position + offset])) }
-                        position += 4
-                        for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! {
-                            output[written] = unit
-                            written += 1
-                        }
-                        continue
-                    default: resolved = escape
-                    }
-                    output[written] = resolved
-                    written += 1
-                }
-                count = written
+                count = Self.unescape(node, from: source, into: output.baseAddress!)
             }
         }
+    }
+
+    /// Writes a string node's contents from `source` to `output` with its escapes resolved;
+    /// returns how many bytes it wrote. `output` may be `source`'s own storage at or before the
+    /// node's start (the writes never overtake the reads).
+    private static func unescape(
+        _ node: Node, from source: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        var position = node.start
+        var written = 0
+        while position < node.end {
+            // Eight bytes at a time up to the next backslash.
+            while node.end - position >= 8 {
+                let word = UnsafeRawPointer(source.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                guard !Parser.hasByte(UInt8(ascii: "\\"), in: word) else { break }
+                UnsafeMutableRawPointer(output + written).storeBytes(of: word, as: UInt64.self)
+                written += 8
+                position += 8
+            }
+            guard position < node.end else { break }
+            let byte = source[position]
+            guard byte == UInt8(ascii: "\\") else {
+                output[written] = byte
+                written += 1
+                position += 1
+                continue
+            }
+            let escape = source[position + 1]
+            position += 2
+            let resolved: UInt8
+            switch escape {
+            case UInt8(ascii: "b"): resolved = 0x08
+            case UInt8(ascii: "f"): resolved = 0x0C
+            case UInt8(ascii: "n"): resolved = 0x0A
+            case UInt8(ascii: "r"): resolved = 0x0D
+            case UInt8(ascii: "t"): resolved = 0x09
+            case UInt8(ascii: "u"):
+                // The parser admitted only escapes outside the surrogate range; the six
+                // source bytes always cover the one to three UTF-8 bytes written.
+                var scalar: UInt32 = 0
+                for offset in 0..<4 { scalar = scalar << 4 | UInt32(Parser.hexValue(source[position + offset])) }
+                position += 4
+                for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! {
+                    output[written] = unit
+                    written += 1
+                }
+                continue
+            default: resolved = escape
+            }
+            output[written] = resolved
+            written += 1
+        }
+        return written
     }
 }

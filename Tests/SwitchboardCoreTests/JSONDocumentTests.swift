@@ -76,6 +76,43 @@ struct JSONDocumentTests {
         }
     }
 
+    @Test("taking a string unescapes it in the document's own storage and parses it as its own document, as unescaping and parsing a copy would")
+    func takeString() throws {
+        // JSON carried in a JSON string (an AppSync Events event), with escapes of every kind at
+        // every offset, so the in-place writes run both eight bytes at a time and byte by byte.
+        var random = SplitMix(seed: 23)
+        let alphabet: [String] = ["\"", "\\", "/", "\n", "\t", "a", "Z", " ", "é", "€", "日"]
+        for length in [0, 1, 7, 8, 9, 31, 200] {
+            let inner = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined()
+            let event = String(decoding: try JSONSerialization.data(withJSONObject: ["k": inner, "n": length]), as: UTF8.self)
+            let frame = String(decoding: try JSONSerialization.data(withJSONObject: ["type": "data", "id": "x", "event": event]), as: UTF8.self)
+            var document = try #require(JSONDocument(frame), "\(frame)")
+            let node = try #require(document.member("event", of: document.root))
+            let expected = try #require(document.stringBytes(node))
+            let result = document.takeString(node)
+            let taken = try #require(result)
+            #expect(taken.text == expected, "\(frame)")
+            #expect(taken.text == Array(event.utf8))
+            let parsed = try #require(taken.document, "\(event)")
+            #expect(parsed.bytes == taken.text)
+            #expect(parsed.member("k", of: parsed.root).flatMap(parsed.string) == inner)
+            #expect(parsed.member("n", of: parsed.root).flatMap(parsed.integer) == length)
+            #expect(document.bytes.isEmpty, "the storage was taken")
+        }
+        // Text that is not JSON comes back without a parse; another kind of node gives nil.
+        var notJSON = try #require(JSONDocument(#"{"event":"not \"json\""}"#))
+        let notJSONNode = try #require(notJSON.member("event", of: notJSON.root))
+        let result = notJSON.takeString(notJSONNode)
+        let taken = try #require(result)
+        #expect(String(decoding: taken.text, as: UTF8.self) == #"not "json""#)
+        #expect(taken.document == nil)
+        var number = try #require(JSONDocument(#"{"event":1}"#))
+        let numberNode = try #require(number.member("event", of: number.root))
+        let none = number.takeString(numberNode)
+        #expect(none == nil)
+        #expect(number.member("event", of: number.root).flatMap(number.integer) == 1, "unchanged")
+    }
+
     @Test("a subdocument reads as its raw bytes parsed on their own")
     func subdocument() throws {
         let text = #"{"a":[1,-2.5,{"b":null,"c":"x\"y"}],"d":true,"s":"é\u00e9","o":{"p":{"q":[]}},"n":0}"#
