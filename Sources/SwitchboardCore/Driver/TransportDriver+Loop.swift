@@ -54,6 +54,7 @@ extension TransportDriver {
         package var pendingArrival = Date.distantPast
 
         /// Starts a loop.
+        @inlinable
         package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
             self.driver = driver
             self.clock = ElapsedClock(driver.clock)
@@ -116,7 +117,9 @@ extension TransportDriver {
             rearm(group: &group)
         }
 
-        /// The inputs that are not a socket's frames.
+        /// The inputs that are not a socket's frames. Inlinable for ``forward(_:id:)``, which
+        /// makes the per-frame closure when a socket opens.
+        @inlinable
         package mutating func handleOther(_ input: Input, at now: Duration, group: inout DiscardingTaskGroup) async {
             switch input {
             case .connect(let next):
@@ -228,6 +231,7 @@ extension TransportDriver {
         }
 
         /// The socket `id` if it is open.
+        @inlinable
         package func openConnection(_ id: ConnectionID) -> (any WebSocketConnection)? {
             for socket in sockets where socket.id == id {
                 if case .open(let connection) = socket.stage { return connection }
@@ -244,7 +248,9 @@ extension TransportDriver {
         /// Feeds one socket's frames, tagged with its id, straight into the loop's inputs as the
         /// socket yields them, then its end. Each frame is decoded here, on the thread that
         /// delivers it (the socket engine's event loop), so the codec's work runs beside the
-        /// loop's rather than on it.
+        /// loop's rather than on it. Inlinable, so the closure that runs for every frame is
+        /// specialized for the dialect with the rest of the loop.
+        @inlinable
         package func forward(_ connection: any WebSocketConnection, id: ConnectionID) {
             let inputs = driver.inputContinuation
             let clock = clock

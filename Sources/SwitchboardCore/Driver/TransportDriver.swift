@@ -109,6 +109,11 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     ///   - random: The random source for reconnect delays.
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/shutDown`` when `run()` is
     ///   already running.
+    ///
+    /// Inlinable, like ``drive(machine:state:random:)``: a transport's call of it is where the
+    /// loop gets specialized for its machine and dialect (a generic `package` function that is
+    /// not inlinable runs unspecialized, asking the runtime for its types' metadata on every use).
+    @inlinable
     package func run(machine: Machine, state: Dialect.State, random: any RandomNumberGenerator & Sendable) async throws {
         // (running already, shut down already)
         let refused = lifecycle.withLock { state -> (Bool, Bool)? in
