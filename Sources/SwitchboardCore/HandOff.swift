@@ -13,6 +13,10 @@ import Foundation
 /// As with `AsyncStream`, cancelling the consuming task ends the sequence like
 /// ``Continuation/finish()``: later yields are refused (``YieldResult/terminated``), and the
 /// consumer gets what was already buffered, then nil.
+///
+/// The type and its nested types are `@usableFromInline` as well as `package`: without that, the
+/// compiler neither checks nor serializes the `@inlinable` members of a `package` type, so other
+/// modules called them unspecialized (Swift 6.3.1).
 @usableFromInline package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline package typealias Failure = Never
 
@@ -92,10 +96,9 @@ import Foundation
     /// (touched by the one consumer only, without the lock) the batch it is handing out.
     ///
     /// The buffer and the batch are raw ``Slots`` rather than arrays: code generic over
-    /// `Element` that is not specialized (a `package` generic type's methods are not
-    /// specialized in other modules) then needs no type but `Element` itself, where an
-    /// `[Element?]` needed a runtime metadata lookup for `Optional<Element>` and the array
-    /// types on every element.
+    /// `Element` that is not specialized (its non-inlinable parts, such as `forward(_:)`) then
+    /// needs no type but `Element` itself, where an `[Element?]` needed a runtime metadata
+    /// lookup for `Optional<Element>` and the array types on every element.
     @usableFromInline final class Storage: @unchecked Sendable {
         @usableFromInline enum State { case open, finished, cancelled }
         @usableFromInline enum Take { case took, empty, ended }

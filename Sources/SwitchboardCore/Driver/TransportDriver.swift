@@ -19,6 +19,11 @@ import Logging
 ///   sleep on and wake early once; only an earlier one starts another child.
 ///
 /// Commands only enqueue inputs and return at once.
+///
+/// The loop is `@inlinable` from ``run(machine:state:random:)`` down to the per-frame closure, so
+/// each transport's module gets it specialized for its dialect; the types and members it touches
+/// are `@usableFromInline` for that (an `@inlinable` member of a `package` type that is not is
+/// neither checked nor serialized, and other modules call it unspecialized).
 @usableFromInline package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     /// The transport's connection rules.
     @usableFromInline package typealias Machine = Dialect.Machine
