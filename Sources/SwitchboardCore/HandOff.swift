@@ -13,11 +13,15 @@ import Foundation
 /// As with `AsyncStream`, cancelling the consuming task ends the sequence like
 /// ``Continuation/finish()``: later yields are refused (``YieldResult/terminated``), and the
 /// consumer gets what was already buffered, then nil.
-package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
-    package typealias Failure = Never
+///
+/// The type and its nested types are `@usableFromInline` as well as `package`: without that, the
+/// compiler neither checks nor serializes the `@inlinable` members of a `package` type, so other
+/// modules called them unspecialized (Swift 6.3.1).
+@usableFromInline package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
+    @usableFromInline package typealias Failure = Never
 
     /// How many elements the consumer takes without suspending before it yields.
-    package static var fairnessLimit: Int { 256 }
+    @usableFromInline package static var fairnessLimit: Int { 256 }
 
     @usableFromInline let storage: Storage
 
@@ -30,7 +34,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline init(storage: Storage) { self.storage = storage }
 
     /// What became of a yielded element.
-    package enum YieldResult: Sendable, Equatable {
+    @usableFromInline package enum YieldResult: Sendable, Equatable {
         /// It is buffered for the consumer.
         case enqueued
         /// The sequence ended (finished, or its consumer was cancelled); it was dropped.
@@ -38,7 +42,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Feeds a ``HandOff``; it can be copied and used from any task.
-    package struct Continuation: Sendable {
+    @usableFromInline package struct Continuation: Sendable {
         @usableFromInline let storage: Storage
 
         @usableFromInline init(storage: Storage) { self.storage = storage }
@@ -61,7 +65,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(storage: storage) }
+    @usableFromInline package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(storage: storage) }
 
     /// Consumes the sequence by handing each element to `sink` as it is yielded (what is buffered
     /// first), on the producer's thread, and nil once it ended: no task waits in between. The
@@ -70,7 +74,7 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The consumer's side. The sequence has one consumer: an iterator made later carries on
     /// where the previous one stopped, and two tasks must not wait for elements at once.
-    package struct AsyncIterator: AsyncIteratorProtocol {
+    @usableFromInline package struct AsyncIterator: AsyncIteratorProtocol {
         @usableFromInline let storage: Storage
 
         @usableFromInline init(storage: Storage) { self.storage = storage }
@@ -92,10 +96,9 @@ package struct HandOff<Element: Sendable>: AsyncSequence, Sendable {
     /// (touched by the one consumer only, without the lock) the batch it is handing out.
     ///
     /// The buffer and the batch are raw ``Slots`` rather than arrays: code generic over
-    /// `Element` that is not specialized (a `package` generic type's methods are not
-    /// specialized in other modules) then needs no type but `Element` itself, where an
-    /// `[Element?]` needed a runtime metadata lookup for `Optional<Element>` and the array
-    /// types on every element.
+    /// `Element` that is not specialized (its non-inlinable parts, such as `forward(_:)`) then
+    /// needs no type but `Element` itself, where an `[Element?]` needed a runtime metadata
+    /// lookup for `Optional<Element>` and the array types on every element.
     @usableFromInline final class Storage: @unchecked Sendable {
         @usableFromInline enum State { case open, finished, cancelled }
         @usableFromInline enum Take { case took, empty, ended }

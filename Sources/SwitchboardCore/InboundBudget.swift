@@ -125,12 +125,12 @@ package final class InboundBudget: @unchecked Sendable {
 
 /// Bytes charged to an ``InboundBudget`` that travel with a frame, a message or an event until
 /// whoever is done with them calls ``release()``. An empty charge (no budget) releases nothing.
-package struct InboundCharge: Sendable {
+@usableFromInline package struct InboundCharge: Sendable {
     package let budget: InboundBudget?
     package let bytes: Int
 
     /// No charge: for connections without a budget.
-    package static let none = InboundCharge(budget: nil, bytes: 0)
+    @usableFromInline package static let none = InboundCharge(budget: nil, bytes: 0)
 
     package init(budget: InboundBudget?, bytes: Int) {
         self.budget = budget
@@ -138,7 +138,7 @@ package struct InboundCharge: Sendable {
     }
 
     /// Gives the bytes back to the budget.
-    package func release() {
+    @usableFromInline package func release() {
         guard bytes != 0 else { return }
         budget?.release(bytes)
     }

@@ -148,7 +148,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
 
     /// ``forward(to:)``, with each event's share of the connection's ``InboundBudget``: the sink
     /// releases it once done with the event (or passes it on with what it made of it).
-    package func forwardCharged(
+    @usableFromInline package func forwardCharged(
         to sink: @escaping @Sendable (Result<WebSocketInboundEvent, any Error>?, InboundCharge) -> Void
     ) {
         let failed = LockedValue(false)

@@ -9,7 +9,7 @@ import Logging
 /// The driver calls the synchronous members on its loop, so they must not block; the
 /// asynchronous ones (``open(_:reason:as:)`` and ``authorize(_:on:as:)``) run in child tasks, so a
 /// slow token provider or signer never holds up keep-alives, timers or other sockets.
-package protocol ConnectionDialect: Sendable {
+@usableFromInline package protocol ConnectionDialect: Sendable {
     /// The transport's connection rules.
     associatedtype Machine: ConnectionMachine
     /// Transport-specific inputs (AppSync's publishes); `Never` when there are none.
@@ -69,7 +69,7 @@ package protocol ConnectionDialect: Sendable {
 }
 
 /// A socket that opened, and what the machine needs of its handshake.
-package struct OpenedSocket<Handshake: Sendable>: Sendable {
+@usableFromInline package struct OpenedSocket<Handshake: Sendable>: Sendable {
     /// The socket.
     package var connection: any WebSocketConnection
     /// What the handshake produced (the GraphQL token for `connection_init`).
@@ -85,7 +85,7 @@ package struct OpenedSocket<Handshake: Sendable>: Sendable {
 }
 
 /// A socket the driver is about to open, as told to ``ConnectionDialect/opening(_:state:)``.
-package struct SocketOpening: Sendable {
+@usableFromInline package struct SocketOpening: Sendable {
     /// The socket's id.
     package var connection: ConnectionID
     /// Why credentials are fetched.
@@ -97,7 +97,7 @@ package struct SocketOpening: Sendable {
 }
 
 /// What ``ConnectionDialect/encode(_:on:identity:state:)`` made of a message.
-package enum Encoding: Sendable {
+@usableFromInline package enum Encoding: Sendable {
     /// Send this text now; `kind` names the frame in the trace log.
     case frame(String, kind: String?)
     /// Authorize it in a child task (``ConnectionDialect/authorize(_:on:as:)``), then send it.
@@ -107,7 +107,7 @@ package enum Encoding: Sendable {
 }
 
 /// What ``ConnectionDialect/authorize(_:on:as:)`` made of a message.
-package enum Authorized<Command: Sendable>: Sendable {
+@usableFromInline package enum Authorized<Command: Sendable>: Sendable {
     /// Send this text, if the socket is still open.
     case frame(String, kind: String?)
     /// No authorization could be made: hand this input to the dialect instead (if the socket is
@@ -136,7 +136,7 @@ extension ConnectionDialect where Machine.Extra == Never {
 
 extension SwitchboardError {
     /// Describes an error for a log line without anything that could carry a credential.
-    package static func logDescription(_ error: any Error) -> String {
+    @usableFromInline package static func logDescription(_ error: any Error) -> String {
         if let error = error as? SwitchboardError { return "\(error.code): \(error.message)" }
         if let error = error as? WebSocketHandshakeError { return error.description }
         return String(describing: type(of: error))

@@ -5,7 +5,7 @@
 /// that socket carries its id. Once the machine closed it, or it ended, the driver no longer
 /// holds the id and drops whatever still arrives for it: the only staleness check there is, in
 /// ``TransportDriver``, so the machine never compares ids to tell an old socket's frames apart.
-package struct ConnectionID: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+@usableFromInline package struct ConnectionID: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// The number, counted up by the state machine from 1.
     package let rawValue: Int
 
@@ -15,13 +15,13 @@ package struct ConnectionID: Hashable, Comparable, Sendable, CustomStringConvert
 
     /// Makes an id from a literal (tests).
     /// - Parameter value: The number.
-    package init(integerLiteral value: Int) { self.init(value) }
+    @usableFromInline package init(integerLiteral value: Int) { self.init(value) }
 
     /// The id after this one.
     package var next: ConnectionID { ConnectionID(rawValue + 1) }
 
     /// The number, as it appears in log metadata (`switchboard.connection`).
-    package var description: String { String(rawValue) }
+    @usableFromInline package var description: String { String(rawValue) }
 
-    package static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
+    @usableFromInline package static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

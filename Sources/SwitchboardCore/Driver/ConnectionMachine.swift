@@ -10,7 +10,7 @@
 /// (``DriverAction/close(_:code:reason:)``) or was told it ended, nothing of it arrives again.
 /// A machine that keeps several sockets (AppSync's make-before-break replacement) uses the id to
 /// tell which of its sockets spoke, never to recognise a stale one.
-package protocol ConnectionMachine {
+@usableFromInline package protocol ConnectionMachine {
     /// A decoded server frame (decoded on the thread the socket delivers it on, then queued).
     associatedtype ServerMessage: Sendable
     /// A client frame, before encoding (and authorization).

@@ -4,7 +4,7 @@
 /// The machine decides; the driver carries out the actions in order, on one loop. Timers are not
 /// actions: after every input the driver reads ``ConnectionMachine/nextDeadline`` and keeps one
 /// timer child sleeping towards it.
-package enum DriverAction<Outbound: Sendable, Delivery: Sendable, Extra: Sendable>: Sendable {
+@usableFromInline package enum DriverAction<Outbound: Sendable, Delivery: Sendable, Extra: Sendable>: Sendable {
     /// Open socket `id` (in a child task): fetch credentials for `reason`, connect, and report
     /// ``ConnectionMachine/opened(_:handshake:at:)`` or
     /// ``ConnectionMachine/openFailed(_:_:at:random:)``.
@@ -40,9 +40,9 @@ package enum DriverAction<Outbound: Sendable, Delivery: Sendable, Extra: Sendabl
 extension DriverAction: Equatable where Outbound: Equatable, Delivery: Equatable, Extra: Equatable {}
 
 /// Why opening a socket failed, as the transport classified it for its machine.
-package struct ConnectFailure: Error, Sendable, Equatable {
+@usableFromInline package struct ConnectFailure: Error, Sendable, Equatable {
     /// What went wrong, without credentials.
-    package var error: SwitchboardError
+    @usableFromInline package var error: SwitchboardError
     /// Whether the server refused the credentials (or none could be had): the machine refreshes
     /// the token once, then reports ``SwitchboardError/Code/sessionExpired``.
     package var isAuthorization: Bool

@@ -5,14 +5,14 @@
 /// A state machine takes `Duration`s since the driver started as its instants, so it is tested
 /// with plain numbers, and the driver sleeps towards them on whatever clock it was given
 /// (`ContinuousClock` in apps, SwitchboardTesting's `ManualClock` in tests).
-package struct ElapsedClock: Sendable {
+@usableFromInline package struct ElapsedClock: Sendable {
     /// The time since the clock was made.
-    package let elapsed: @Sendable () -> Duration
+    @usableFromInline package let elapsed: @Sendable () -> Duration
     private let sleepUntil: @Sendable (Duration) async throws -> Void
 
     /// Starts measuring now.
     /// - Parameter clock: The clock to read and sleep on.
-    package init(_ clock: any Clock<Duration>) {
+    @usableFromInline package init(_ clock: any Clock<Duration>) {
         (elapsed, sleepUntil) = Self.measure(clock)
     }
 
@@ -22,7 +22,7 @@ package struct ElapsedClock: Sendable {
     /// Sleeps until `deadline` (a time since the start) has been reached.
     /// - Parameter deadline: The time since the start to wake at.
     /// - Throws: `CancellationError` when the task is cancelled first.
-    package func sleep(until deadline: Duration) async throws { try await sleepUntil(deadline) }
+    @usableFromInline package func sleep(until deadline: Duration) async throws { try await sleepUntil(deadline) }
 
     private static func measure<C: Clock<Duration>>(
         _ clock: C

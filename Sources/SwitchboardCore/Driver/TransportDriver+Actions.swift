@@ -50,7 +50,7 @@ extension TransportDriver.Loop {
     }
 
     /// The actions that open, close and log.
-    package mutating func perform(lifecycle action: Dialect.Machine.Action, group: inout DiscardingTaskGroup) {
+    @usableFromInline package mutating func perform(lifecycle action: Dialect.Machine.Action, group: inout DiscardingTaskGroup) {
         switch action {
         case .open(let id, let reason):
             open(id, reason: reason, isReplacement: false, group: &group)
@@ -104,7 +104,7 @@ extension TransportDriver.Loop {
 
     /// Sends a connection check's ping and reports the pong, with the time it arrived, or the
     /// failure. The machine's deadline decides whether it came in time.
-    package func ping(_ connection: any WebSocketConnection, id: ConnectionID, group: inout DiscardingTaskGroup) {
+    @usableFromInline package func ping(_ connection: any WebSocketConnection, id: ConnectionID, group: inout DiscardingTaskGroup) {
         let inputs = driver.inputContinuation
         let clock = clock
         group.addTask {

@@ -3,9 +3,9 @@ import Logging
 
 extension TransportDriver {
     /// A socket the loop holds.
-    package struct Socket {
+    @usableFromInline package struct Socket {
         /// Where the socket is in its one life.
-        package enum Stage {
+        @usableFromInline package enum Stage {
             /// Being opened in a child task.
             case opening
             /// Open: frames are read and sent.
@@ -15,45 +15,46 @@ extension TransportDriver {
         }
 
         /// The socket's id.
-        package var id: ConnectionID
+        @usableFromInline package var id: ConnectionID
         /// Where it is.
-        package var stage: Stage
+        @usableFromInline package var stage: Stage
     }
 
     /// The mutable side of one `run()`: the machine, the held sockets and the timer. Lives on the
     /// loop's task only.
-    package struct Loop {
+    @usableFromInline package struct Loop {
         /// The driver.
-        package let driver: TransportDriver
+        @usableFromInline package let driver: TransportDriver
         /// Every instant the machine sees.
-        package let clock: ElapsedClock
+        @usableFromInline package let clock: ElapsedClock
         /// The deadline the newest timer child sleeps towards (nil once it fired).
-        package let timerTarget = LockedValue<Duration?>(nil)
+        @usableFromInline package let timerTarget = LockedValue<Duration?>(nil)
         /// The machine.
-        package var machine: Machine
+        @usableFromInline package var machine: Machine
         /// The dialect's state.
-        package var state: Dialect.State
+        @usableFromInline package var state: Dialect.State
         /// The random source for the machine.
-        package var random: DriverRandom
+        @usableFromInline package var random: DriverRandom
         /// Who the transport connects as; nil when signed out.
-        package var identity: TransportIdentity?
+        @usableFromInline package var identity: TransportIdentity?
         /// The sockets held: at most a few (AppSync holds three while it replaces its connection),
         /// so a list is faster to search than a dictionary.
-        package var sockets: [Socket] = []
+        @usableFromInline package var sockets: [Socket] = []
         /// The deadline a timer child sleeps towards, as far as the loop knows.
-        package var armed: Duration?
+        @usableFromInline package var armed: Duration?
         /// Whether this identity's connection was up before: the next open is a reconnect.
-        package var wasConnected = false
+        @usableFromInline package var wasConnected = false
         /// Set by ``DriverAction/finish``.
-        package var finished = false
+        @usableFromInline package var finished = false
         /// The budget share of the frame being handled, until a delivery takes it.
-        package var pendingCharge = InboundCharge.none
+        @usableFromInline package var pendingCharge = InboundCharge.none
         /// The actions of the frame being handled, kept between frames for its capacity.
-        package var actionBuffer: [Machine.Action] = []
+        @usableFromInline package var actionBuffer: [Machine.Action] = []
         /// When the frame being handled arrived: the `receivedAt` of the envelopes it delivers.
-        package var pendingArrival = Date.distantPast
+        @usableFromInline package var pendingArrival = Date.distantPast
 
         /// Starts a loop.
+        @inlinable
         package init(driver: TransportDriver, machine: Machine, state: Dialect.State, random: DriverRandom) {
             self.driver = driver
             self.clock = ElapsedClock(driver.clock)
@@ -63,7 +64,7 @@ extension TransportDriver {
         }
 
         /// The transport's logger.
-        package var logger: Logger { driver.dialect.logger }
+        @inlinable package var logger: Logger { driver.dialect.logger }
 
         /// Feeds one input to the machine (or drops it, if it comes from a socket no longer
         /// held) and performs the actions.
@@ -116,7 +117,9 @@ extension TransportDriver {
             rearm(group: &group)
         }
 
-        /// The inputs that are not a socket's frames.
+        /// The inputs that are not a socket's frames. Inlinable for ``forward(_:id:)``, which
+        /// makes the per-frame closure when a socket opens.
+        @inlinable
         package mutating func handleOther(_ input: Input, at now: Duration, group: inout DiscardingTaskGroup) async {
             switch input {
             case .connect(let next):
@@ -205,7 +208,7 @@ extension TransportDriver {
         }
 
         /// After ``DriverAction/finish``: closes what is still open and stops the timer.
-        package mutating func stop(group: inout DiscardingTaskGroup) {
+        @usableFromInline package mutating func stop(group: inout DiscardingTaskGroup) {
             for socket in sockets {
                 if case .open(let connection) = socket.stage {
                     group.addTask { await connection.close(code: .goingAway, reason: "") }
@@ -228,6 +231,7 @@ extension TransportDriver {
         }
 
         /// The socket `id` if it is open.
+        @inlinable
         package func openConnection(_ id: ConnectionID) -> (any WebSocketConnection)? {
             for socket in sockets where socket.id == id {
                 if case .open(let connection) = socket.stage { return connection }
@@ -236,7 +240,7 @@ extension TransportDriver {
         }
 
         /// Forgets `id`; returns its stage, nil if it was not held.
-        package mutating func remove(_ id: ConnectionID) -> Socket.Stage? {
+        @usableFromInline package mutating func remove(_ id: ConnectionID) -> Socket.Stage? {
             guard let index = sockets.firstIndex(where: { $0.id == id }) else { return nil }
             return sockets.remove(at: index).stage
         }
@@ -244,7 +248,9 @@ extension TransportDriver {
         /// Feeds one socket's frames, tagged with its id, straight into the loop's inputs as the
         /// socket yields them, then its end. Each frame is decoded here, on the thread that
         /// delivers it (the socket engine's event loop), so the codec's work runs beside the
-        /// loop's rather than on it.
+        /// loop's rather than on it. Inlinable, so the closure that runs for every frame is
+        /// specialized for the dialect with the rest of the loop.
+        @inlinable
         package func forward(_ connection: any WebSocketConnection, id: ConnectionID) {
             let inputs = driver.inputContinuation
             let clock = clock
@@ -270,7 +276,7 @@ extension TransportDriver {
         }
 
         /// Sends one encoded frame. Never logs the text: it may carry a token.
-        package func send(_ text: String, kind: String?, on connection: any WebSocketConnection, id: ConnectionID) async {
+        @usableFromInline package func send(_ text: String, kind: String?, on connection: any WebSocketConnection, id: ConnectionID) async {
             var metadata: Logger.Metadata = ["switchboard.connection": "\(id)", "switchboard.bytes": "\(text.utf8.count)"]
             if let kind { metadata["switchboard.frame"] = "\(kind)" }
             logger.trace("frame out", metadata: metadata)
@@ -286,12 +292,12 @@ extension TransportDriver {
 
 /// The driver's random source for its machine: whatever generator the transport was configured
 /// with, usable where a concrete `RandomNumberGenerator` is needed.
-package struct DriverRandom: RandomNumberGenerator, Sendable {
+@usableFromInline package struct DriverRandom: RandomNumberGenerator, Sendable {
     /// The configured generator.
     package var base: any RandomNumberGenerator & Sendable
 
     /// - Parameter base: The configured generator.
-    package init(_ base: any RandomNumberGenerator & Sendable) { self.base = base }
+    @usableFromInline package init(_ base: any RandomNumberGenerator & Sendable) { self.base = base }
 
-    package mutating func next() -> UInt64 { base.next() }
+    @usableFromInline package mutating func next() -> UInt64 { base.next() }
 }

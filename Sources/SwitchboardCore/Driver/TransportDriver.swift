@@ -19,12 +19,17 @@ import Logging
 ///   sleep on and wake early once; only an earlier one starts another child.
 ///
 /// Commands only enqueue inputs and return at once.
-package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
+///
+/// The loop is `@inlinable` from ``run(machine:state:random:)`` down to the per-frame closure, so
+/// each transport's module gets it specialized for its dialect; the types and members it touches
+/// are `@usableFromInline` for that (an `@inlinable` member of a `package` type that is not is
+/// neither checked nor serialized, and other modules call it unspecialized).
+@usableFromInline package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     /// The transport's connection rules.
-    package typealias Machine = Dialect.Machine
+    @usableFromInline package typealias Machine = Dialect.Machine
 
     /// What the loop reacts to, in the order it was queued.
-    package enum Input: Sendable {
+    @usableFromInline package enum Input: Sendable {
         /// The owner called `connect(as:)`.
         case connect(TransportIdentity)
         /// The owner called `disconnect()`.
@@ -64,19 +69,19 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     }
 
     /// The transport's codec, authorizer and hooks.
-    package let dialect: Dialect
+    @usableFromInline package let dialect: Dialect
     /// The injected clock.
-    package let clock: any Clock<Duration>
+    @usableFromInline package let clock: any Clock<Duration>
     /// Where the transport's events go.
-    package let events: TransportEvents.Continuation
+    @usableFromInline package let events: TransportEvents.Continuation
     /// The input queue the loop reads.
-    package let inputs: HandOff<Input>
+    @usableFromInline package let inputs: HandOff<Input>
     /// Feeds ``inputs``; commands, sockets, pings and timers yield into it.
-    package let inputContinuation: HandOff<Input>.Continuation
+    @usableFromInline package let inputContinuation: HandOff<Input>.Continuation
     /// The transport's type name, for the error of a second `run()`.
-    package let name: String
+    @usableFromInline package let name: String
     /// Whether `run()` runs, and whether `shutDown()` was called.
-    package let lifecycle = LockedValue((running: false, shutDown: false))
+    @usableFromInline package let lifecycle = LockedValue((running: false, shutDown: false))
 
     /// Makes a driver; nothing runs until ``run(machine:state:random:)``.
     /// - Parameters:
@@ -109,6 +114,11 @@ package struct TransportDriver<Dialect: ConnectionDialect>: Sendable {
     ///   - random: The random source for reconnect delays.
     /// - Throws: ``SwitchboardError`` with ``SwitchboardError/Code/shutDown`` when `run()` is
     ///   already running.
+    ///
+    /// Inlinable, like ``drive(machine:state:random:)``: a transport's call of it is where the
+    /// loop gets specialized for its machine and dialect (a generic `package` function that is
+    /// not inlinable runs unspecialized, asking the runtime for its types' metadata on every use).
+    @inlinable
     package func run(machine: Machine, state: Dialect.State, random: any RandomNumberGenerator & Sendable) async throws {
         // (running already, shut down already)
         let refused = lifecycle.withLock { state -> (Bool, Bool)? in
