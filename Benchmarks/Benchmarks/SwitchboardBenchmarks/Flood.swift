@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Switchboard
 import SwitchboardCore
+import SwitchboardNIO
 import MallocInterposerSwift
 
 enum FloodMetric {
@@ -31,7 +32,8 @@ enum FloodMetric {
 /// `SWITCHBOARD_FLOOD_CURVE=<directory>` writes each run's samples there as CSV;
 /// `SWITCHBOARD_FLOOD_CONSUMER=none` gives the consumer stream a buffer of one value and does not
 /// drain it (the counting handler still sees every event), to tell what the stream's buffer holds;
-/// `SWITCHBOARD_FLOOD_HOLD=<seconds>` changes the hold (3 s).
+/// `SWITCHBOARD_FLOOD_HOLD=<seconds>` changes the hold (3 s), `SWITCHBOARD_FLOOD_BUDGET=<bytes>`
+/// the connection's inbound budget (1 MiB).
 func registerFlood() {
     for kind in [TransportKind.appsync, .graphql] {
         Benchmark(
@@ -81,7 +83,12 @@ enum Flood {
         defer { sender.stop() }
         var configuration = BackendNotifier.Configuration()
         if !consumerStream { configuration.bufferingPolicy = .bufferingNewest(1) }
-        let notifier = Rig.notifier(kind, port: sender.port, configuration: configuration)
+        var connection = NIOWebSocketConnector.Configuration()
+        if let budget = ProcessInfo.processInfo.environment["SWITCHBOARD_FLOOD_BUDGET"].flatMap({ Int($0) }) {
+            connection.maximumBufferedInboundBytes = budget
+        }
+        let notifier = Rig.notifier(
+            kind, port: sender.port, configuration: configuration, connector: NIOWebSocketConnector(configuration: connection))
         return try await Rig.running(notifier) {
             // The stream subscribes the archive channel; a task drains it (its buffer may drop
             // under the burst), and the handler below counts the events the notifier publishes.
