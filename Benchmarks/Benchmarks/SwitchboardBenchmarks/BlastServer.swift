@@ -22,8 +22,18 @@ final class BlastServer: Sendable {
         var request: String
     }
 
+    /// What a connection's writer is asked to send.
+    private enum Blast: Sendable {
+        /// These frames, in one flush.
+        case frames([ByteBuffer])
+        /// `count` copies of `payload`, `batchSize` per flush, each batch written only once NIO
+        /// took the previous one (the channel's writability): nothing is queued ahead of the
+        /// socket. `sent` is called after the last batch.
+        case repeated(ByteBuffer, count: Int, batchSize: Int, sent: @Sendable () -> Void)
+    }
+
     private struct Connection: Sendable {
-        var blasts: AsyncStream<[ByteBuffer]>.Continuation
+        var blasts: AsyncStream<Blast>.Continuation
         var subscriptions: [String: String] = [:]
     }
 
@@ -46,9 +56,9 @@ final class BlastServer: Sendable {
         }
     }
 
-    /// Waits (a millisecond at a time, at most 10 s) for a subscription that `matches`.
-    func waitForSubscription(where matches: (Subscription) -> Bool) async throws -> Subscription {
-        for _ in 0..<10_000 {
+    /// Waits (a millisecond at a time, at most `seconds`) for a subscription that `matches`.
+    func waitForSubscription(seconds: Int = 10, where matches: (Subscription) -> Bool) async throws -> Subscription {
+        for _ in 0..<(seconds * 1_000) {
             if let found = subscriptions.first(where: matches) { return found }
             try await Task.sleep(for: .milliseconds(1))
         }
@@ -64,15 +74,32 @@ final class BlastServer: Sendable {
         var remaining = count
         while remaining > 0 {
             let size = min(batchSize, remaining)
-            sink.yield(size == batchSize ? batch : Array(batch.prefix(size)))
+            sink.yield(.frames(size == batchSize ? batch : Array(batch.prefix(size))))
             remaining -= size
+        }
+    }
+
+    /// Writes `count` copies of `frame(subscription.id)` to the subscription's connection, a batch
+    /// of `batchSize` per flush, making each batch only when NIO can take it (unlike ``blast``,
+    /// which queues every batch up front); returns once the last batch is written, or at once when
+    /// the connection is gone.
+    func blastLazily(_ count: Int, to subscription: Subscription, batchSize: Int = 512, frame: (String) -> String) async {
+        let payload = ByteBuffer(string: frame(subscription.id))
+        guard let sink = state.withLockedValue({ $0.connections[subscription.connection]?.blasts }) else { return }
+        await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
+            let once = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(sent)
+            let resume: @Sendable () -> Void = { once.withLockedValue { continuation in
+                continuation?.resume()
+                continuation = nil
+            } }
+            if case .terminated = sink.yield(.repeated(payload, count: count, batchSize: batchSize, sent: resume)) { resume() }
         }
     }
 
     /// Writes one frame to the subscription's connection (flushed on its own).
     func send(_ text: String, to subscription: Subscription) {
         guard let sink = state.withLockedValue({ $0.connections[subscription.connection]?.blasts }) else { return }
-        sink.yield([ByteBuffer(string: text)])
+        sink.yield(.frames([ByteBuffer(string: text)]))
     }
 
     /// Runs `body` against a fresh server, then closes it and every connection.
@@ -138,7 +165,7 @@ final class BlastServer: Sendable {
     private func serve(_ upgrade: EventLoopFuture<Upgraded>) async {
         guard let upgraded = try? await upgrade.get() else { return }
         let (webSocket, subprotocol) = upgraded
-        let (blasts, blastSink) = AsyncStream<[ByteBuffer]>.makeStream()
+        let (blasts, blastSink) = AsyncStream<Blast>.makeStream()
         let number = state.withLockedValue { state in
             defer { state.nextConnection += 1 }
             state.connections[state.nextConnection] = Connection(blasts: blastSink)
@@ -151,10 +178,21 @@ final class BlastServer: Sendable {
         try? await webSocket.executeThenClose { frames, writer in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await batch in blasts {
-                        try await writer.write(contentsOf: batch.map {
-                            WebSocketFrame(fin: true, opcode: .text, data: $0)
-                        })
+                    for await blast in blasts {
+                        switch blast {
+                        case .frames(let batch):
+                            try await writer.write(contentsOf: batch.map { WebSocketFrame(fin: true, opcode: .text, data: $0) })
+                        case .repeated(let payload, let count, let batchSize, let sent):
+                            // `sent` runs however this ends (the connection may go first).
+                            defer { sent() }
+                            let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
+                            var remaining = count
+                            while remaining > 0 {
+                                let size = min(batchSize, remaining)
+                                try await writer.write(contentsOf: repeatElement(frame, count: size))
+                                remaining -= size
+                            }
+                        }
                     }
                 }
                 defer { group.cancelAll() }

@@ -4,38 +4,61 @@ import Foundation
 import NIOConcurrencyHelpers
 import Switchboard
 import SwitchboardCore
+import SwitchboardNIO
 import MallocInterposerSwift
 
 enum FloodMetric {
     static let offered = BenchmarkMetric.custom("frames offered", polarity: .prefersLarger, useScalingFactor: false)
     static let delivered = BenchmarkMetric.custom("events delivered", polarity: .prefersLarger, useScalingFactor: false)
     static let heldHeapGrowth = BenchmarkMetric.custom("peak heap growth while held KiB", polarity: .prefersSmaller, useScalingFactor: false)
+    static let heldResidentGrowth = BenchmarkMetric.custom("peak resident growth while held KiB", polarity: .prefersSmaller, useScalingFactor: false)
     static let heapGrowth = BenchmarkMetric.custom("peak heap growth KiB", polarity: .prefersSmaller, useScalingFactor: false)
     static let residentGrowth = BenchmarkMetric.custom("peak resident growth KiB", polarity: .prefersSmaller, useScalingFactor: false)
+    static let finalHeapGrowth = BenchmarkMetric.custom("heap growth after the drain KiB", polarity: .prefersSmaller, useScalingFactor: false)
+    static let backlog = BenchmarkMetric.custom("consumer stream backlog at peak", polarity: .prefersSmaller, useScalingFactor: false)
+    static let samplingGap = BenchmarkMetric.custom("longest sampling gap ms", polarity: .prefersSmaller, useScalingFactor: false)
 }
 
-/// Issue 30's flood: the blast sender offers 1,000,000 archive frames to a notifier whose actor
-/// is held busy (its first event's handler waits) for three seconds; then it is let go. With read
-/// back-pressure the socket stops reading at the connection's budget, TCP holds the rest back in
-/// the sender, and every frame is delivered once reading resumes. Heap = bytes requested from
-/// malloc and not freed (the benchmark tool's interposer), resident = the process's RSS
-/// (`/proc/self/statm`), both sampled every 10 ms from before the blast to the last delivery;
-/// the sender is in the same process, so its own buffers are inside both figures.
+/// Issue 30's flood: a sender in a child process (this binary, re-executed) offers 1,000,000
+/// archive frames to a notifier whose actor is held busy (its first event's handler waits) for
+/// three seconds; then it is let go. With read back-pressure the socket stops reading at the
+/// connection's budget, TCP holds the rest back in the sender, and every frame is delivered once
+/// reading resumes.
+///
+/// The measured process holds only the client. Heap = bytes requested from malloc and not freed
+/// (the benchmark tool's interposer), resident = the process's RSS (`/proc/self/statm`); a
+/// thread of its own (not the cooperative pool, one of whose two threads the hold blocks)
+/// samples both every 10 ms from before the blast until a second after the last delivery.
+/// `SWITCHBOARD_FLOOD_CURVE=<directory>` writes each run's samples there as CSV;
+/// `SWITCHBOARD_FLOOD_CONSUMER=none` gives the consumer stream a buffer of one value and does not
+/// drain it (the counting handler still sees every event), to tell what the stream's buffer holds;
+/// `SWITCHBOARD_FLOOD_HOLD=<seconds>` changes the hold (3 s), `SWITCHBOARD_FLOOD_BUDGET=<bytes>`
+/// the connection's inbound budget (1 MiB).
 func registerFlood() {
     for kind in [TransportKind.appsync, .graphql] {
         Benchmark(
             "Flood \(kind) (notifier held busy)",
             configuration: .init(
-                metrics: [FloodMetric.offered, FloodMetric.delivered, FloodMetric.heldHeapGrowth, FloodMetric.heapGrowth,
-                          FloodMetric.residentGrowth],
+                metrics: [FloodMetric.offered, FloodMetric.delivered, FloodMetric.heldHeapGrowth, FloodMetric.heldResidentGrowth,
+                          FloodMetric.heapGrowth, FloodMetric.residentGrowth, FloodMetric.finalHeapGrowth, FloodMetric.backlog,
+                          FloodMetric.samplingGap],
                 warmupIterations: 0, maxDuration: .seconds(300), maxIterations: 1)
         ) { benchmark in
-            let result = try await Flood.run(kind, frames: 1_000_000, hold: .seconds(3))
+            let consumer = ProcessInfo.processInfo.environment["SWITCHBOARD_FLOOD_CONSUMER"] != "none"
+            let holdSeconds = ProcessInfo.processInfo.environment["SWITCHBOARD_FLOOD_HOLD"].flatMap { Int($0) } ?? 3
+            let result = try await Flood.run(kind, frames: 1_000_000, hold: .seconds(holdSeconds), consumerStream: consumer)
             Report.record(benchmark, FloodMetric.offered, result.offered)
             Report.record(benchmark, FloodMetric.delivered, result.delivered)
             Report.record(benchmark, FloodMetric.heldHeapGrowth, result.heldHeapGrowth / 1024)
+            Report.record(benchmark, FloodMetric.heldResidentGrowth, result.heldResidentGrowth / 1024)
             Report.record(benchmark, FloodMetric.heapGrowth, result.heapGrowth / 1024)
             Report.record(benchmark, FloodMetric.residentGrowth, result.residentGrowth / 1024)
+            Report.record(benchmark, FloodMetric.finalHeapGrowth, result.finalHeapGrowth / 1024)
+            Report.record(benchmark, FloodMetric.backlog, result.backlog)
+            Report.record(benchmark, FloodMetric.samplingGap, result.longestGapMilliseconds)
+            if let directory = ProcessInfo.processInfo.environment["SWITCHBOARD_FLOOD_CURVE"] {
+                try result.curve.write(toFile: "\(directory)/flood-\(kind)\(consumer ? "" : "-nostream").csv", atomically: true, encoding: .utf8)
+            }
         }
     }
 }
@@ -45,69 +68,300 @@ enum Flood {
         var offered: Int
         var delivered: Int
         var heldHeapGrowth: Int
+        var heldResidentGrowth: Int
         var heapGrowth: Int
         var residentGrowth: Int
+        var finalHeapGrowth: Int
+        var backlog: Int
+        var longestGapMilliseconds: Int
+        /// `milliseconds,phase,heap,resident,delivered,drained` per sample, from the baseline.
+        var curve: String
     }
 
-    /// The process's resident set in bytes.
-    static func resident() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
-    static func run(_ kind: TransportKind, frames: Int, hold: Duration) async throws -> Result {
-        try await BlastServer.with { server in
-            let notifier = Rig.notifier(kind, port: server.port)
-            return try await Rig.running(notifier) {
-                // The stream subscribes the archive channel; a task drains it, and the events are
-                // counted by the handler below (the stream's buffer may drop under the burst).
-                let archives = await notifier.archiveValues()
-                let drain = Task { for await _ in archives {} }
-                defer { drain.cancel() }
-                let release = DispatchSemaphore(value: 0)
-                let delivered = NIOLockedValueBox(0)
-                let counting = notifier.broker.subscribe(ArchiveStateOutput.self) { _ in
-                    let count = delivered.withLockedValue { count -> Int in
-                        count += 1
-                        return count
-                    }
-                    // The first event holds the notifier's actor until the hold is over.
-                    if count == 1 { _ = release.wait(timeout: .now() + .seconds(60)) }
-                }
-                let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
-                MallocInterposerSwift.hook()
-                defer { MallocInterposerSwift.unhook() }
-                let heapBefore = Memory.heapInUse()
-                let residentBefore = resident()
-                var peakHeap = heapBefore
-                var peakResident = residentBefore
-                func sample() {
-                    peakHeap = max(peakHeap, Memory.heapInUse())
-                    peakResident = max(peakResident, resident())
-                }
-                let sender = Task.detached { server.blast(frames, to: subscription) { ArchivePayload.frame(kind, id: $0) } }
-                let clock = ContinuousClock()
-                let heldUntil = clock.now + hold
-                while clock.now < heldUntil {
-                    sample()
-                    try await Task.sleep(for: .milliseconds(10))
-                }
-                let heldHeapGrowth = peakHeap - heapBefore
-                release.signal()
-                let deadline = clock.now + .seconds(240)
-                while delivered.withLockedValue({ $0 }) < frames, clock.now < deadline {
-                    sample()
-                    try await Task.sleep(for: .milliseconds(10))
-                }
-                sample()
-                await sender.value
-                counting.cancel()
-                return Result(
-                    offered: frames, delivered: delivered.withLockedValue { $0 }, heldHeapGrowth: heldHeapGrowth,
-                    heapGrowth: peakHeap - heapBefore, residentGrowth: peakResident - residentBefore)
+    static func run(_ kind: TransportKind, frames: Int, hold: Duration, consumerStream: Bool) async throws -> Result {
+        let sender = try FloodSender.Child(kind: kind, frames: frames)
+        defer { sender.stop() }
+        var configuration = BackendNotifier.Configuration()
+        if !consumerStream { configuration.bufferingPolicy = .bufferingNewest(1) }
+        var connection = NIOWebSocketConnector.Configuration()
+        if let budget = ProcessInfo.processInfo.environment["SWITCHBOARD_FLOOD_BUDGET"].flatMap({ Int($0) }) {
+            connection.maximumBufferedInboundBytes = budget
+        }
+        let notifier = Rig.notifier(
+            kind, port: sender.port, configuration: configuration, connector: NIOWebSocketConnector(configuration: connection))
+        return try await Rig.running(notifier) {
+            // The stream subscribes the archive channel; a task drains it (its buffer may drop
+            // under the burst), and the handler below counts the events the notifier publishes.
+            let delivered = NIOLockedValueBox(0)
+            let drained = NIOLockedValueBox(0)
+            let archives = await notifier.archiveValues()
+            let drain = Task {
+                guard consumerStream else { return }
+                for await _ in archives { drained.withLockedValue { $0 += 1 } }
             }
+            defer { drain.cancel() }
+            MallocInterposerSwift.hook()
+            defer { MallocInterposerSwift.unhook() }
+            let sampler = FloodSampler(delivered: delivered, drained: drained)
+            let counting = notifier.broker.subscribe(ArchiveStateOutput.self) { _ in
+                let count = delivered.withLockedValue { count -> Int in
+                    count += 1
+                    return count
+                }
+                // The first event holds the notifier's actor for `hold`, timed here: the benchmark
+                // tool blocks one of the cooperative pool's two threads for the whole benchmark
+                // (`Benchmark.runAsync` waits on a semaphore), and this blocks the other, so no
+                // task of this process runs until it returns.
+                guard count == 1 else { return }
+                sampler.phase(.held)
+                usleep(UInt32(hold.components.seconds * 1_000_000 + hold.components.attoseconds / 1_000_000_000_000))
+                sampler.phase(.released)
+            }
+            try await sender.waitForSubscription()
+            sampler.start()
+            sender.go()
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(240)
+            while delivered.withLockedValue({ $0 }) < frames, clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            sampler.phase(.delivered)
+            // A second more: the consumer drains its stream, and what was held is freed.
+            try await Task.sleep(for: .seconds(1))
+            let samples = sampler.stop()
+            counting.cancel()
+            // Undrained (`consumerStream` false), the stream must still live until here.
+            withExtendedLifetime(archives) {}
+            return Result(samples: samples, offered: frames, delivered: delivered.withLockedValue { $0 })
+        }
+    }
+}
+
+extension Flood.Result {
+    init(samples: [FloodSampler.Sample], offered: Int, delivered: Int) {
+        let base = samples.first ?? FloodSampler.Sample()
+        let held = samples.filter { $0.phase == .held }
+        self.offered = offered
+        self.delivered = delivered
+        heldHeapGrowth = (held.map(\.heap).max() ?? base.heap) - base.heap
+        heldResidentGrowth = (held.map(\.resident).max() ?? base.resident) - base.resident
+        heapGrowth = (samples.map(\.heap).max() ?? base.heap) - base.heap
+        residentGrowth = (samples.map(\.resident).max() ?? base.resident) - base.resident
+        finalHeapGrowth = (samples.last?.heap ?? base.heap) - base.heap
+        backlog = samples.map { $0.delivered - $0.drained }.max() ?? 0
+        longestGapMilliseconds = zip(samples, samples.dropFirst()).map { Int(($1.nanoseconds - $0.nanoseconds) / 1_000_000) }.max() ?? 0
+        curve = "ms,phase,heap,resident,delivered,drained\n" + samples.map {
+            "\(($0.nanoseconds - base.nanoseconds) / 1_000_000),\($0.phase),\($0.heap - base.heap),\($0.resident - base.resident),\($0.delivered),\($0.drained)"
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Samples the heap, the resident set and the flood's counters every 10 ms on a thread of its
+/// own, into storage allocated before it starts (so sampling adds nothing to what it measures).
+final class FloodSampler: @unchecked Sendable {
+    enum Phase: Int, CustomStringConvertible {
+        case sending, held, released, delivered
+        var description: String { ["sending", "held", "released", "delivered"][rawValue] }
+    }
+
+    struct Sample {
+        var nanoseconds: Int64 = 0
+        var phase = Phase.sending
+        var heap = 0
+        var resident = 0
+        var delivered = 0
+        var drained = 0
+    }
+
+    private let capacity = 60_000
+    private let storage: UnsafeMutablePointer<Sample>
+    private let lock = NIOLock()
+    private var count = 0
+    private var current = Phase.sending
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+    private let delivered: NIOLockedValueBox<Int>
+    private let drained: NIOLockedValueBox<Int>
+
+    init(delivered: NIOLockedValueBox<Int>, drained: NIOLockedValueBox<Int>) {
+        self.delivered = delivered
+        self.drained = drained
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    func start() {
+        sample()
+        let thread = Thread { [self] in
+            while lock.withLock({ running }) {
+                usleep(10_000)
+                sample()
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func phase(_ phase: Phase) {
+        lock.withLock { current = phase }
+        sample()
+    }
+
+    /// Stops sampling; the samples taken.
+    func stop() -> [Sample] {
+        lock.withLock { running = false }
+        done.wait()
+        sample()
+        return lock.withLock { Array(UnsafeBufferPointer(start: storage, count: count)) }
+    }
+
+    private func sample() {
+        var sample = Sample(
+            nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds), heap: Memory.heapInUse(), resident: Self.resident(),
+            delivered: delivered.withLockedValue { $0 }, drained: drained.withLockedValue { $0 })
+        lock.withLock {
+            guard count < capacity else { return }
+            sample.phase = current
+            storage[count] = sample
+            count += 1
+        }
+    }
+
+    /// The process's resident set in bytes, read without allocating.
+    static func resident() -> Int {
+        let descriptor = open("/proc/self/statm", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int in
+            let length = read(descriptor, buffer.baseAddress, buffer.count)
+            guard length > 0 else { return 0 }
+            // The second field: resident pages.
+            var field = 0
+            var value = 0
+            for byte in buffer[..<length] {
+                if byte == UInt8(ascii: " ") {
+                    field += 1
+                    if field > 1 { break }
+                } else if field == 1, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                }
+            }
+            return value * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
+    }
+}
+
+/// The flood's sender: this benchmark binary started again with ``variable`` set, serving the
+/// blast server in its own process. It talks to the measuring process by lines: it writes
+/// `port <n>`, then `subscribed` once the client subscribed the archive channel; it starts
+/// sending when it reads `go`, writes `sent` after the last frame, and exits at the end of its
+/// input.
+enum FloodSender {
+    static let variable = "SWITCHBOARD_FLOOD_SENDER"
+
+    /// When this process was started as the sender (``variable`` is `kind:frames`): sends, and
+    /// exits. Called before any benchmark is registered.
+    static func runIfAsked() {
+        guard let spec = ProcessInfo.processInfo.environment[variable] else { return }
+        let parts = spec.split(separator: ":")
+        guard parts.count == 2, let frames = Int(parts[1]) else {
+            FileHandle.standardError.write(Data("flood sender: bad \(variable) \(spec)\n".utf8))
+            exit(2)
+        }
+        let kind: TransportKind = parts[0] == "appsync" ? .appsync : .graphql
+        Task.detached {
+            do {
+                try await serve(kind, frames: frames)
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("flood sender: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        while true { sleep(3600) }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+    }
+
+    private static func serve(_ kind: TransportKind, frames: Int) async throws {
+        try await BlastServer.with { server in
+            say("port \(server.port)")
+            let subscription = try await server.waitForSubscription(seconds: 120) { $0.request.contains(ArchivePayload.marker(kind)) }
+            say("subscribed")
+            guard await Lines.next(from: .standardInput) == "go" else { return }
+            await server.blastLazily(frames, to: subscription) { ArchivePayload.frame(kind, id: $0) }
+            say("sent")
+            while await Lines.next(from: .standardInput) != nil {}
+        }
+    }
+
+    /// The sender as seen from the measuring process.
+    final class Child: @unchecked Sendable {
+        let port: Int
+        private let process: Process
+        private let input: FileHandle
+        private let output: FileHandle
+
+        init(kind: TransportKind, frames: Int) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            process.arguments = []
+            var environment = ProcessInfo.processInfo.environment
+            environment[FloodSender.variable] = "\(kind == .appsync ? "appsync" : "graphql"):\(frames)"
+            environment["SWITCHBOARD_BENCH_REPORT"] = nil
+            process.environment = environment
+            let stdin = Pipe()
+            let stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            try process.run()
+            self.process = process
+            input = stdin.fileHandleForWriting
+            output = stdout.fileHandleForReading
+            guard let line = Lines.read(output), line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
+                process.terminate()
+                throw BenchmarkFailure("the flood sender did not start")
+            }
+            self.port = port
+        }
+
+        func waitForSubscription() async throws {
+            guard await Lines.next(from: output) == "subscribed" else { throw BenchmarkFailure("the flood sender saw no subscription") }
+        }
+
+        func go() { input.write(Data("go\n".utf8)) }
+
+        /// Ends the sender: closes its input, and terminates it if it did not exit within 5 s.
+        func stop() {
+            try? input.close()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Reading lines from a pipe, a byte at a time (the pipes carry a few short lines).
+enum Lines {
+    /// The next line, read on a thread of its own (it blocks); nil at the end.
+    static func next(from handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: read(handle)) }.start()
+        }
+    }
+
+    /// The next line, read on this thread; nil at the end.
+    static func read(_ handle: FileHandle) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let data = handle.readData(ofLength: 1)
+            guard let byte = data.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
         }
     }
 }

@@ -27,9 +27,9 @@ enum Rig {
     static func notifier(
         _ kind: TransportKind, port: Int, reconnect: ReconnectPolicy = .standard,
         configuration: BackendNotifier.Configuration = .init(),
+        connector: NIOWebSocketConnector = NIOWebSocketConnector(),
         wrap: (any EventTransport) -> any EventTransport = { $0 }
     ) -> BackendNotifier {
-        let connector = NIOWebSocketConnector()
         let transport: any EventTransport
         switch kind {
         case .appsync:

@@ -5,6 +5,8 @@ import SwitchboardCore
 /// (server, clients, measurement, shutdown); their figures are custom metrics, recorded once per
 /// iteration, so the percentiles the tool prints are across iterations.
 let benchmarks: @Sendable () -> Void = {
+    // Started again as the flood's sender, this process sends and exits here.
+    FloodSender.runIfAsked()
     Benchmark.defaultConfiguration = .init(
         metrics: [], timeUnits: .microseconds, warmupIterations: 0, maxDuration: .seconds(30), maxIterations: 3)
     registerThroughput()
