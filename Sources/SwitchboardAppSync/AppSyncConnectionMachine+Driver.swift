@@ -22,6 +22,14 @@ extension AppSyncConnectionMachine: ConnectionMachine {
         deliver(key: key, events: events, from: current, into: &actions)
     }
 
+    /// The client held back reading the current socket: the keep-alive watchdog counts from
+    /// `now` at the earliest (the server's keep-alives may be waiting unread). A replacement
+    /// socket keeps its own deadlines.
+    mutating func readsHeldBack(on connection: ConnectionID, at now: Duration) {
+        guard connection == current, case .connected(let keepAlive, let deadline) = phase else { return }
+        phase = .connected(keepAlive: keepAlive, deadline: max(deadline, now + keepAlive))
+    }
+
     /// Subscribes to the channel of `request` (validated by the transport, with its leading `/`).
     mutating func subscribe(_ request: SubscriptionRequest) -> [Action] {
         guard case .channel(let channel) = request.target else { return [] }

@@ -15,7 +15,7 @@ import Foundation
 /// The fragments of a message still being reassembled are set aside (``setAside(_:)``): a message
 /// cannot be delivered before its last fragment is read, so counting them could stop reading for
 /// good. The engine's own message size limit bounds them instead.
-package final class InboundBudget: @unchecked Sendable {
+@usableFromInline package final class InboundBudget: @unchecked Sendable {
     /// What each frame or message is charged beyond its payload: the queue slots, enums and
     /// envelope fields it occupies on the way (measured at about 300 bytes per event).
     package static let perMessageOverhead = 320
@@ -29,6 +29,8 @@ package final class InboundBudget: @unchecked Sendable {
     private var charged = 0
     private var setAsideBytes = 0
     private var waker: (@Sendable () -> Void)?
+    /// Reading resumed since ``takeHeldBack()`` was last asked.
+    private var resumed = false
     /// The most bytes ever charged at once (for tests and metrics).
     private var peak = 0
 
@@ -78,7 +80,19 @@ package final class InboundBudget: @unchecked Sendable {
     private func takeWakerIfReadable() -> (@Sendable () -> Void)? {
         guard charged - setAsideBytes <= resumeAt, let waker else { return nil }
         self.waker = nil
+        resumed = true
         return waker
+    }
+
+    /// Whether the reader is held back now, or was since the last time this was asked: what the
+    /// server sent meanwhile may still be unread, so a watchdog that waits for the server's frames
+    /// (a keep-alive, a pong) must not judge the connection by their absence.
+    @usableFromInline package func takeHeldBack() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let heldBack = waker != nil || resumed
+        resumed = false
+        return heldBack
     }
 
     /// Whether the reader may read now. When it may not, `waker` is kept and called (once, on
@@ -126,7 +140,7 @@ package final class InboundBudget: @unchecked Sendable {
 /// Bytes charged to an ``InboundBudget`` that travel with a frame, a message or an event until
 /// whoever is done with them calls ``release()``. An empty charge (no budget) releases nothing.
 @usableFromInline package struct InboundCharge: Sendable {
-    package let budget: InboundBudget?
+    @usableFromInline package let budget: InboundBudget?
     package let bytes: Int
 
     /// No charge: for connections without a budget.

@@ -14,6 +14,18 @@ extension GraphQLConnectionStateMachine: ConnectionMachine {
     mutating func receivedGarbage(_ error: SwitchboardError, on connection: ConnectionID, at now: Duration) -> [Action] {
         [.report(.error(error))]
     }
+
+    /// The client held back reading `connection`: the server's keep-alive and the pong of a
+    /// client ping may be waiting unread, so their deadlines count from `now` at the earliest. (A
+    /// connection check keeps the timeout its caller asked for.)
+    mutating func readsHeldBack(on connection: ConnectionID, at now: Duration) {
+        guard case .connected(let current, var liveness) = phase, current == connection else { return }
+        if let deadline = liveness.keepAliveDeadline, let window = liveness.keepAliveWindow {
+            liveness.keepAliveDeadline = max(deadline, now + window)
+        }
+        if let deadline = liveness.pongDeadline { liveness.pongDeadline = max(deadline, now + settings.pongTimeout) }
+        phase = .connected(connection: current, liveness)
+    }
 }
 
 /// One subscription result to deliver: its `data` object and the errors the server sent beside it

@@ -148,6 +148,13 @@ public final class ScriptedWebSocketConnection: WebSocketConnection {
     /// Sends a text frame from the server.
     public func serverSends(text: String) { serverSends(.text(text)) }
 
+    /// Sends a text frame from the server, charged to `budget` as a socket engine charges what it
+    /// reads (its length), so that a reader's release of it can be followed.
+    package func serverSends(text: String, charging budget: InboundBudget) {
+        guard !state.isClosed else { return }
+        server.yield(.message(.text(text)), charge: budget.charge(text.utf8.count))
+    }
+
     /// The server closes with a close frame.
     public func serverCloses(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         let first = observed.update { state -> Bool in

@@ -82,6 +82,18 @@ struct AppSyncConnectionMachineTests {
         #expect(actions.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 10 s")))))
     }
 
+    @Test("reads the client held back postpone the keep-alive watchdog to a window from then")
+    func watchdogWhileReadsHeldBack() {
+        var random = SeededRandomNumberGenerator(seed: 1)
+        var machine = connected(random: &random)
+        _ = machine.received(.keepAlive, on: machine.current, at: at(9), random: &random)
+        machine.readsHeldBack(on: machine.current, at: at(25))
+        #expect(machine.timerFired(at: at(19), random: &random).isEmpty, "the deadline moved from 19 s")
+        #expect(machine.timerFired(at: at(34.9), random: &random).isEmpty)
+        let actions = machine.timerFired(at: at(35), random: &random)
+        #expect(actions.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no frame from the server within 10 s")))))
+    }
+
     @Test("after a reconnect every live subscription is sent again with a fresh id")
     func resubscribe() {
         var random = SeededRandomNumberGenerator(seed: 1)

@@ -112,6 +112,11 @@ struct ScriptMachine: ConnectionMachine {
         return [.close(current, code: .goingAway, reason: "silent"), .report(.error(SwitchboardError(code: .timeout, message: "silent")))]
     }
 
+    mutating func readsHeldBack(on connection: ConnectionID, at now: Duration) {
+        note("held back \(connection) at \(now)")
+        if let deadline { self.deadline = max(deadline, now + .seconds(10)) }
+    }
+
     mutating func pongReceived(on connection: ConnectionID, at now: Duration) -> [Action] {
         [.checkPassed(connection), .report(.error(SwitchboardError(code: .network, message: "pong \(connection)")))]
     }

@@ -118,6 +118,36 @@ struct TransportDriverTests {
         }
     }
 
+    @Test("a socket whose reads the client held back is not judged silent: its deadline counts from the timer, then fires once reading goes on and nothing comes")
+    func heldBackReadsAreNotSilence() async throws {
+        let h = DriverHarness()
+        try await h.running { events in
+            let socket = try await h.connected(&events)
+            await h.clock.sleepers(atLeast: 1)
+            // A frame charged to the connection's budget: the driver learns the budget from it.
+            let budget = InboundBudget(limit: 100)
+            socket.serverSends(text: "ka", charging: budget)
+            #expect(await events.next() == delivered("ka"))
+            // The consumer falls behind: the budget is full and the socket engine stops reading.
+            let backlog = budget.charge(200)
+            let readable = budget.mayRead(orWake: {})
+            #expect(!readable)
+            // The silence deadline (10 s after "ka") passes while reads are held back: no timeout.
+            h.clock.advance(to: ManualClock.Instant(offset: .seconds(10)))
+            await h.clock.sleepers(atLeast: 1)
+            #expect(h.clock.nextDeadline == ManualClock.Instant(offset: .seconds(20)), "\(h.lines)")
+            #expect(h.lines.contains("held back 1 at 10.0 seconds"), "\(h.lines)")
+            // Reading goes on (the backlog is consumed); a full window later, still nothing came.
+            backlog.release()
+            h.clock.advance(to: ManualClock.Instant(offset: .seconds(20)))
+            await h.clock.sleepers(atLeast: 1)
+            #expect(h.clock.nextDeadline == ManualClock.Instant(offset: .seconds(30)), "resumed since the last look: one more window")
+            h.clock.advance(to: ManualClock.Instant(offset: .seconds(30)))
+            #expect(await events.next() == .error(SwitchboardError(code: .timeout, message: "silent")))
+            #expect(h.lines.filter { $0.hasPrefix("held back") }.count == 2, "\(h.lines)")
+        }
+    }
+
     @Test("a slow authorization holds up nothing: frames are delivered meanwhile, the authorized frame follows")
     func authorizationOffTheLoop() async throws {
         let h = DriverHarness()

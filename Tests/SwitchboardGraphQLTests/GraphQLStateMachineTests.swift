@@ -59,6 +59,20 @@ struct GraphQLStateMachineTests {
         #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no keep-alive within 30 s")))))
     }
 
+    @Test("reads the client held back postpone the ka watchdog to a window from then; another socket's do not")
+    mutating func keepAliveWhileReadsHeldBack() {
+        var machine = Machine.make(.graphQLWS)
+        _ = machine.connectAndAck()
+        _ = machine.received(.keepAlive, on: 1, at: .seconds(100), random: &random)
+        machine.readsHeldBack(on: 2, at: .seconds(131))
+        #expect(machine.nextDeadline == .seconds(130), "another socket changes nothing")
+        machine.readsHeldBack(on: 1, at: .seconds(131))
+        #expect(machine.nextDeadline == .seconds(161))
+        #expect(!machine.timerFired(at: .seconds(131), random: &random).contains { if case .close = $0 { true } else { false } })
+        let dead = machine.timerFired(at: .seconds(161), random: &random)
+        #expect(dead.contains(.report(.error(SwitchboardError(code: .network, message: "keep-alive timeout: no keep-alive within 30 s")))))
+    }
+
     @Test("AppSync ka deadline comes from connectionTimeoutMs")
     mutating func appSyncKeepAlive() {
         var machine = Machine.make(.appSyncGraphQL)

@@ -68,6 +68,11 @@
     ) -> [Action]
     /// The timer reached (or passed) a deadline; it may also wake early.
     mutating func timerFired(at now: Duration, random: inout some RandomNumberGenerator) -> [Action]
+    /// The client itself held back reading socket `connection` (its inbound budget was full) at
+    /// some time up to `now`: the server's frames may be waiting unread, so deadlines that wait for
+    /// them (a keep-alive, a pong) count from `now` at the earliest. Called before
+    /// ``timerFired(at:random:)``.
+    mutating func readsHeldBack(on connection: ConnectionID, at now: Duration)
     /// The pong of a connection check's ping on `connection` arrived at `now`.
     mutating func pongReceived(on connection: ConnectionID, at now: Duration) -> [Action]
     /// A connection check's ping on `connection` failed.

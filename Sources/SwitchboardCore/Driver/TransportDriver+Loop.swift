@@ -18,6 +18,13 @@ extension TransportDriver {
         @usableFromInline package var id: ConnectionID
         /// Where it is.
         @usableFromInline package var stage: Stage
+        /// Its inbound budget, from its first charged frame: whether the client held its reads back.
+        @usableFromInline package var budget: InboundBudget?
+
+        @usableFromInline package init(id: ConnectionID, stage: Stage) {
+            self.id = id
+            self.stage = stage
+        }
     }
 
     /// The mutable side of one `run()`: the machine, the held sockets and the timer. Lives on the
@@ -79,7 +86,7 @@ extension TransportDriver {
                 }
             switch input {
             case .frame(let id, let decoded, _, let arrivedAt, let charge):
-                guard isHeld(id) else {
+                guard holds(id, budget: charge.budget) else {
                     charge.release()
                     return
                 }
@@ -110,6 +117,11 @@ extension TransportDriver {
                 await perform(machine.closed(id, close: nil, error: error, at: now, random: &random), group: &group)
             case .timer:
                 armed = nil
+                // A socket whose reads the client held back (its consumer was behind) may have the
+                // server's keep-alives waiting unread: its watchdogs count from now at the earliest.
+                for socket in sockets {
+                    if let budget = socket.budget, budget.takeHeldBack() { machine.readsHeldBack(on: socket.id, at: now) }
+                }
                 await perform(machine.timerFired(at: now, random: &random), group: &group)
             default:
                 await handleOther(input, at: now, group: &group)
@@ -219,6 +231,18 @@ extension TransportDriver {
         }
 
         // MARK: Sockets
+
+        /// Whether the loop holds `id` (open or draining); remembers the socket's inbound budget
+        /// from its first charged frame.
+        @inlinable
+        package mutating func holds(_ id: ConnectionID, budget: InboundBudget?) -> Bool {
+            for index in sockets.indices where sockets[index].id == id {
+                if case .opening = sockets[index].stage { return false }
+                if sockets[index].budget == nil, let budget { sockets[index].budget = budget }
+                return true
+            }
+            return false
+        }
 
         /// Whether the loop holds `id` (open or draining).
         @inlinable
