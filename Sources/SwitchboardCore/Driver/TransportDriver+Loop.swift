@@ -244,16 +244,6 @@ extension TransportDriver {
             return false
         }
 
-        /// Whether the loop holds `id` (open or draining).
-        @inlinable
-        package func isHeld(_ id: ConnectionID) -> Bool {
-            for socket in sockets where socket.id == id {
-                if case .opening = socket.stage { return false }
-                return true
-            }
-            return false
-        }
-
         /// The socket `id` if it is open.
         @inlinable
         package func openConnection(_ id: ConnectionID) -> (any WebSocketConnection)? {
