@@ -361,7 +361,8 @@ let package = Package(
         .testTarget(
             name: "SwitchboardSoakTests",
             dependencies: [
-                "SwitchboardSoak", "SwitchboardTesting", "SwitchboardEmulator", "SwitchboardSync", "SwitchboardCore",
+                // The short soaks run the emulator as a child `switchboard serve`, as `switchboard soak` does.
+                "switchboard", "SwitchboardSoak", "SwitchboardTesting", "SwitchboardEmulator", "SwitchboardSync", "SwitchboardCore",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

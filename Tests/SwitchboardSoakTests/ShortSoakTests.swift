@@ -1,7 +1,30 @@
 import CoreMetrics
+import Foundation
 import Testing
 
 @testable import SwitchboardSoak
+
+/// Where the short soaks' backend runs.
+///
+/// In another process, as a backend does and as `switchboard soak` runs it: a child `switchboard
+/// serve` built beside the test bundle. In the test process its connections would wait for the
+/// cooperative pool behind hundreds of other tests, so a legacy subscription could take longer to
+/// start on the server than a `plan` value takes to repeat at these rates (about 90 ms): an equal
+/// pair logged in that time is the legacy contract's one ambiguity (RELIABILITY.md, "five minutes
+/// per row"), and the contention that made it is the test process's, not a backend's. (The
+/// executable's path is found as `CLIProcess` finds it.)
+enum ShortSoak {
+    static var switchboardExecutable: URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        #if os(macOS)
+            // The test bundle is …/PackageTests.xctest/Contents/MacOS/…: the products are beside the bundle.
+            let products = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent() ?? directory
+            return products.appendingPathComponent("switchboard")
+        #else
+            return directory.appendingPathComponent("switchboard")
+        #endif
+    }
+}
 
 /// The chaos soak, short (one transport at a time, to stay light beside the rest of the suite): a few seconds of publishing on every stream under every kind of fault,
 /// with a fixed seed, on both transports. Memory is not judged here (the test process is shared
@@ -12,6 +35,7 @@ struct ShortSoakTests {
           arguments: [SoakTransport.appsync, .graphQLTransportWS])
     func shortSoak(transport: SoakTransport) async throws {
         var configuration = SoakConfiguration(duration: .seconds(4), rate: 200, transport: transport, seed: 42)
+        configuration.emulator = .child(executable: ShortSoak.switchboardExecutable)
         configuration.faultPause = 20...200  // enough faults of several kinds even when a busy machine starts late
         configuration.memoryTrend = nil
         // Memory is not judged here; a trim would also race MemoryTrendTests' free-page check.
@@ -64,6 +88,7 @@ struct ShortClockSkewSoakTests {
     ])
     func skewed(_ skew: Case) async throws {
         var configuration = SoakConfiguration(duration: .seconds(4), rate: 200, transport: skew.transport, seed: 43)
+        configuration.emulator = .child(executable: ShortSoak.switchboardExecutable)
         configuration.faultPause = 20...200
         configuration.memoryTrend = nil
         configuration.releaseFreePagesBeforeSampling = false
