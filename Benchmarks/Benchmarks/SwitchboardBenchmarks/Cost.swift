@@ -5,8 +5,9 @@ import MallocInterposerSwift
 /// process's CPU time and heap allocations.
 ///
 /// Both costs are the whole process's over the reader's window (from the first send to the last
-/// event in hand), so they include the in-process sender's share, the same for every reader of
-/// one run. The bare read loop's figures are that floor.
+/// event in hand). With the blast sender, which runs in a child process, that is the client's
+/// alone; with the emulator as the sender (in this process) it includes the emulator's share.
+/// The bare read loop's figures are the floor: what reading the socket costs.
 struct Cost: Sendable {
     /// Events (or frames) per second.
     var rate: Double

@@ -79,7 +79,7 @@ enum Flood {
     }
 
     static func run(_ kind: TransportKind, frames: Int, hold: Duration, consumerStream: Bool) async throws -> Result {
-        let sender = try FloodSender.Child(kind: kind, frames: frames)
+        let sender = try SenderProcess(kind: kind)
         defer { sender.stop() }
         var configuration = BackendNotifier.Configuration()
         if !consumerStream { configuration.bufferingPolicy = .bufferingNewest(1) }
@@ -117,9 +117,9 @@ enum Flood {
                 usleep(UInt32(hold.components.seconds * 1_000_000 + hold.components.attoseconds / 1_000_000_000_000))
                 sampler.phase(.released)
             }
-            try await sender.waitForSubscription()
+            try await sender.awaitSubscription()
             sampler.start()
-            sender.go()
+            sender.go(frames)
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(240)
             while delivered.withLockedValue({ $0 }) < frames, clock.now < deadline {
@@ -248,120 +248,6 @@ final class FloodSampler: @unchecked Sendable {
                 }
             }
             return value * Int(sysconf(Int32(_SC_PAGESIZE)))
-        }
-    }
-}
-
-/// The flood's sender: this benchmark binary started again with ``variable`` set, serving the
-/// blast server in its own process. It talks to the measuring process by lines: it writes
-/// `port <n>`, then `subscribed` once the client subscribed the archive channel; it starts
-/// sending when it reads `go`, writes `sent` after the last frame, and exits at the end of its
-/// input.
-enum FloodSender {
-    static let variable = "SWITCHBOARD_FLOOD_SENDER"
-
-    /// When this process was started as the sender (``variable`` is `kind:frames`): sends, and
-    /// exits. Called before any benchmark is registered.
-    static func runIfAsked() {
-        guard let spec = ProcessInfo.processInfo.environment[variable] else { return }
-        let parts = spec.split(separator: ":")
-        guard parts.count == 2, let frames = Int(parts[1]) else {
-            FileHandle.standardError.write(Data("flood sender: bad \(variable) \(spec)\n".utf8))
-            exit(2)
-        }
-        let kind: TransportKind = parts[0] == "appsync" ? .appsync : .graphql
-        Task.detached {
-            do {
-                try await serve(kind, frames: frames)
-                exit(0)
-            } catch {
-                FileHandle.standardError.write(Data("flood sender: \(error)\n".utf8))
-                exit(1)
-            }
-        }
-        while true { sleep(3600) }
-    }
-
-    private static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data("\(line)\n".utf8))
-    }
-
-    private static func serve(_ kind: TransportKind, frames: Int) async throws {
-        try await BlastServer.with { server in
-            say("port \(server.port)")
-            let subscription = try await server.waitForSubscription(seconds: 120) { $0.request.contains(ArchivePayload.marker(kind)) }
-            say("subscribed")
-            guard await Lines.next(from: .standardInput) == "go" else { return }
-            await server.blastLazily(frames, to: subscription) { ArchivePayload.frame(kind, id: $0) }
-            say("sent")
-            while await Lines.next(from: .standardInput) != nil {}
-        }
-    }
-
-    /// The sender as seen from the measuring process.
-    final class Child: @unchecked Sendable {
-        let port: Int
-        private let process: Process
-        private let input: FileHandle
-        private let output: FileHandle
-
-        init(kind: TransportKind, frames: Int) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            process.arguments = []
-            var environment = ProcessInfo.processInfo.environment
-            environment[FloodSender.variable] = "\(kind == .appsync ? "appsync" : "graphql"):\(frames)"
-            environment["SWITCHBOARD_BENCH_REPORT"] = nil
-            process.environment = environment
-            let stdin = Pipe()
-            let stdout = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            try process.run()
-            self.process = process
-            input = stdin.fileHandleForWriting
-            output = stdout.fileHandleForReading
-            guard let line = Lines.read(output), line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
-                process.terminate()
-                throw BenchmarkFailure("the flood sender did not start")
-            }
-            self.port = port
-        }
-
-        func waitForSubscription() async throws {
-            guard await Lines.next(from: output) == "subscribed" else { throw BenchmarkFailure("the flood sender saw no subscription") }
-        }
-
-        func go() { input.write(Data("go\n".utf8)) }
-
-        /// Ends the sender: closes its input, and terminates it if it did not exit within 5 s.
-        func stop() {
-            try? input.close()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-    }
-}
-
-/// Reading lines from a pipe, a byte at a time (the pipes carry a few short lines).
-enum Lines {
-    /// The next line, read on a thread of its own (it blocks); nil at the end.
-    static func next(from handle: FileHandle) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: read(handle)) }.start()
-        }
-    }
-
-    /// The next line, read on this thread; nil at the end.
-    static func read(_ handle: FileHandle) -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let data = handle.readData(ofLength: 1)
-            guard let byte = data.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
         }
     }
 }
