@@ -25,9 +25,10 @@ package enum GraphQLFrameCheck {
     /// spellings of the same JSON value compare equal.
     /// - Throws: ``FuzzFinding`` when the `data` the codec handed on is not JSON.
     package static func canonical(_ message: GraphQLServerMessage) throws(FuzzFinding) -> GraphQLServerMessage {
-        guard case .next(let id, let data?, let errors, _) = message else { return message }
+        guard case .next(let id, let data?, let errors) = message else { return message }
         do {
-            return .next(id: id, data: try parse(String(decoding: data, as: UTF8.self), "next data").serialized(), errors: errors)
+            let canonical = try parse(String(decoding: data.bytes, as: UTF8.self), "next data").serialized()
+            return .next(id: id, data: ResultData(canonical), errors: errors)
         } catch let finding as FuzzFinding {
             throw finding
         } catch {
@@ -57,9 +58,9 @@ package enum GraphQLFrameCheck {
             frame = ["type": .string("pong")]
         case .subscriptionAck(let id):
             frame = ["type": .string("start_ack"), "id": .string(id)]
-        case .next(let id, let data, let errors, _):
+        case .next(let id, let data, let errors):
             var payload: [String: JSONValue] = ["data": .null]
-            if let data { payload["data"] = try parse(String(decoding: data, as: UTF8.self), "next data") }
+            if let data { payload["data"] = try parse(String(decoding: data.bytes, as: UTF8.self), "next data") }
             if !errors.isEmpty { payload["errors"] = .array(errors.map(errorObject)) }
             let type = dialect == .graphQLTransportWS ? "next" : "data"
             frame = ["type": .string(type), "id": .string(id), "payload": .object(payload)]

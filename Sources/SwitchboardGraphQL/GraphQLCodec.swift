@@ -82,7 +82,7 @@ package struct GraphQLCodec: Sendable {
             } else {
                 data = nil
             }
-            return .next(id: id, data: data, errors: Self.errorList(payload?["errors"]))
+            return .next(id: id, data: data.map(ResultData.init), errors: Self.errorList(payload?["errors"]))
         case "error":
             let id = frame["id"]?.string
             if id == nil && dialect != .appSyncGraphQL { throw GraphQLCodecError(message: "error frame has no id") }
@@ -95,9 +95,9 @@ package struct GraphQLCodec: Sendable {
     }
 
     /// A `data`/`next` frame with a non-null `data` and no `errors`, read in one pass: every event
-    /// arrives this way. `data` is handed on as the bytes it arrived as, not written out again:
-    /// the same JSON value the general path gives (which writes it with sorted keys), without a
-    /// second encoding per event. Nil leaves the frame to the general path (``JSONDocument``
+    /// arrives this way. `data` is handed on as the frame's parse of it, its bytes as they arrived
+    /// (not written out again as the general path does, with sorted keys, and copied out only if
+    /// read). Nil leaves the frame to the general path (``JSONDocument``
     /// answers only for text that path would accept).
     private func decodeResult(_ text: String) -> GraphQLServerMessage? {
         guard let frame = JSONDocument(text),
@@ -108,7 +108,7 @@ package struct GraphQLCodec: Sendable {
               let data = frame.member("data", of: payload), frame.kind(data) != .null,
               frame.member("errors", of: payload) == nil
         else { return nil }
-        return .next(id: id, data: frame.rawData(data), errors: [], parsed: ParsedData(frame: frame, data: data))
+        return .next(id: id, data: ResultData(frame: frame, data: data), errors: [])
     }
 
     private static func id(_ frame: JSONValue, _ type: String) throws(GraphQLCodecError) -> String {

@@ -31,8 +31,6 @@ extension GraphQLConnectionStateMachine: ConnectionMachine {
 /// One subscription result to deliver: its `data` object and the errors the server sent beside it
 /// (a partial result), in the server's words.
 struct GraphQLResult: Equatable, Sendable {
-    var data: Data
+    var data: ResultData
     var errors: [String] = []
-    /// The frame's parse of `data`, when the codec read the frame in one pass.
-    var parsed = ParsedData()
 }

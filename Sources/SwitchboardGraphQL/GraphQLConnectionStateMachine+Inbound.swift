@@ -32,8 +32,8 @@ extension GraphQLConnectionStateMachine {
             }
             if case .pong = message { liveness.pongDeadline = nil }
             phase = .connected(connection: connection, liveness)
-            if case .next(let id, let data, let errors, let parsed) = message {
-                receivedResult(id: id, data: data, errors: errors, parsed: parsed, into: &actions)
+            if case .next(let id, let data, let errors) = message {
+                receivedResult(id: id, data: data, errors: errors, into: &actions)
             } else {
                 actions += receivedWhileConnected(message, on: connection)
             }
@@ -101,9 +101,9 @@ extension GraphQLConnectionStateMachine {
             case nil:
                 return []
             }
-        case .next(let id, let data, let errors, let parsed):
+        case .next(let id, let data, let errors):
             var actions: [Action] = []
-            receivedResult(id: id, data: data, errors: errors, parsed: parsed, into: &actions)
+            receivedResult(id: id, data: data, errors: errors, into: &actions)
             return actions
         case .error(let id?, let errors):
             return failed(id: id, message: errors.map(\.description).joined(separator: "; "))
@@ -120,12 +120,12 @@ extension GraphQLConnectionStateMachine {
     }
 
     private mutating func receivedResult(
-        id: String, data: Data?, errors: [GraphQLServerError], parsed: ParsedData, into actions: inout [Action]
+        id: String, data: ResultData?, errors: [GraphQLServerError], into actions: inout [Action]
     ) {
         guard case .serving(let key)? = active[id] else { return }
         // A partial result: the value goes on, with the server's errors beside it (the notifier
         // reports them on the streams it reaches; the subscription is not ended).
-        if let data { return actions.append(.deliver(key, GraphQLResult(data: data, errors: errors.map(\.description), parsed: parsed))) }
+        if let data { return actions.append(.deliver(key, GraphQLResult(data: data, errors: errors.map(\.description)))) }
         let message = errors.isEmpty ? "a result with neither data nor errors" : errors.map(\.description).joined(separator: "; ")
         if settings.dialect == .graphQLTransportWS {
             // Resolver errors ride on `next` and do not end the operation.

@@ -27,7 +27,7 @@ extension GraphQLDialect {
         case .ping: "ping"
         case .pong: "pong"
         case .subscriptionAck(let id): "start_ack \(id)"
-        case .next(let id, _, _, _): "data \(id)"
+        case .next(let id, _, _): "data \(id)"
         case .error(let id, _): "error \(id ?? "-")"
         case .complete(let id): "complete \(id)"
         }

@@ -112,7 +112,7 @@ struct GraphQLDialect: ConnectionDialect {
         to continuation: TransportEvents.Continuation
     ) {
         metrics.events.increment()
-        switch LegacyResults.envelope(from: result.data, parsed: result.parsed, subscription: key, receivedAt: receivedAt) {
+        switch LegacyResults.envelope(from: result.data, subscription: key, receivedAt: receivedAt) {
         case .event(var envelope):
             if !result.errors.isEmpty {
                 envelope.serverErrors = result.errors

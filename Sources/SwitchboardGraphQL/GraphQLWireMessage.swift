@@ -56,37 +56,50 @@ package enum GraphQLServerMessage: Sendable, Hashable {
     case pong
     /// AppSync's `start_ack`.
     case subscriptionAck(id: String)
-    /// `data` / `next`: the result's `data` object as JSON bytes (nil when null or absent), and its
-    /// errors; `parsed` is the frame's parse of `data` when the codec read it in one pass.
-    case next(id: String, data: Data?, errors: [GraphQLServerError], parsed: ParsedData = ParsedData())
+    /// `data` / `next`: the result's `data` value (nil when null or absent), and its errors.
+    case next(id: String, data: ResultData?, errors: [GraphQLServerError])
     /// `error`, with or without an id.
     case error(id: String?, errors: [GraphQLServerError])
     /// `complete`.
     case complete(id: String)
 }
 
-/// A result's `data` as the frame's parse left it: the frame's ``JSONDocument`` and the node of
-/// `data` in it, so the result is mapped without parsing its bytes again.
+/// A result's `data` value: the JSON bytes it arrived as, or the frame's parse of it (the frame's
+/// ``JSONDocument`` and the node of `data` in it), so that the result is mapped without parsing
+/// its bytes again, and its bytes are copied out only if someone reads them (most results never
+/// need them).
 ///
-/// A parse of the `data` bytes beside it, not a value of its own: it is equal to every other,
-/// made or not (the bytes decide equality), and hashes to nothing.
-package struct ParsedData: Sendable, Hashable {
-    /// The whole frame, parsed; nil when the codec made no such parse.
-    package private(set) var frame: JSONDocument?
-    /// The `data` value in ``frame``.
-    package private(set) var data: JSONDocument.Index?
-
-    /// No parse: the result's bytes are parsed where it is mapped.
-    package init() {}
-
-    /// The node `data` of the parsed `frame`.
-    package init(frame: JSONDocument, data: JSONDocument.Index) {
-        self.frame = frame
-        self.data = data
+/// Two are equal when their bytes are, however each was made.
+package struct ResultData: Sendable, Hashable {
+    private enum Storage: Sendable {
+        case bytes(Data)
+        case parsed(JSONDocument, JSONDocument.Index)
     }
 
-    package static func == (lhs: Self, rhs: Self) -> Bool { true }
-    package func hash(into hasher: inout Hasher) {}
+    private let storage: Storage
+
+    /// The value as JSON bytes.
+    package init(_ bytes: Data) { storage = .bytes(bytes) }
+
+    /// The node `data` of the parsed `frame`.
+    package init(frame: JSONDocument, data: JSONDocument.Index) { storage = .parsed(frame, data) }
+
+    /// The value as JSON bytes: as it arrived (copied out of the frame when made from its parse).
+    package var bytes: Data {
+        switch storage {
+        case .bytes(let data): data
+        case .parsed(let frame, let index): frame.rawData(index)
+        }
+    }
+
+    /// The frame's parse and the value's node in it, when made from one.
+    package var parse: (frame: JSONDocument, data: JSONDocument.Index)? {
+        guard case .parsed(let frame, let index) = storage else { return nil }
+        return (frame, index)
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.bytes == rhs.bytes }
+    package func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 }
 
 /// Why a frame could not be decoded.

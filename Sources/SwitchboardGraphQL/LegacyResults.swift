@@ -101,33 +101,36 @@ package enum LegacyResults {
         case nothing(reason: String)
     }
 
+    /// Turns the `data` object of a result, as JSON bytes, into what the notifier reads.
+    package static func envelope(from data: Data, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
+        envelope(from: ResultData(data), subscription: subscription, receivedAt: receivedAt)
+    }
+
     /// Turns the `data` object of a result into what the notifier reads.
     /// - Parameters:
-    ///   - data: The result's `data` object, as it arrived.
-    ///   - parsed: The frame's parse of `data`, if the codec made one: then `data` is not parsed again.
+    ///   - data: The result's `data` object: when it is the frame's parse, it is not parsed again,
+    ///     and its bytes are not copied out unless the result is handed on unchanged.
     ///   - subscription: The subscription that received it.
     ///   - receivedAt: When the frame arrived.
-    package static func envelope(
-        from data: Data, parsed: ParsedData = ParsedData(), subscription: SubscriptionKey, receivedAt: Date
-    ) -> Outcome {
+    package static func envelope(from data: ResultData, subscription: SubscriptionKey, receivedAt: Date) -> Outcome {
         let document: JSONDocument
         let root: JSONDocument.Index
-        if let frame = parsed.frame, let index = parsed.data {
+        if let (frame, index) = data.parse {
             (document, root) = (frame, index)
-        } else if let parsedData = JSONDocument(data) {
+        } else if let parsedData = JSONDocument(data.bytes) {
             (document, root) = (parsedData, parsedData.root)
         } else {
-            return slowPath(data, subscription: subscription, receivedAt: receivedAt)
+            return slowPath(data.bytes, subscription: subscription, receivedAt: receivedAt)
         }
         // Keys are compared as bytes where they lie: no `String` and no array of members per event.
         guard let member = document.onlyMemberNode(of: root),
               let field = schema.first(where: { document.key(member, is: $0.name) })
-        else { return .event(unchanged(data, subscription: subscription, receivedAt: receivedAt)) }
+        else { return .event(unchanged(data.bytes, subscription: subscription, receivedAt: receivedAt)) }
         let result = member.value
         switch document.kind(result) {
         case .null: return .nothing(reason: "\(field.name) is null")
         case .object: break
-        default: return .event(unchanged(data, subscription: subscription, receivedAt: receivedAt))
+        default: return .event(unchanged(data.bytes, subscription: subscription, receivedAt: receivedAt))
         }
         var changes = 0
         var renamed = false

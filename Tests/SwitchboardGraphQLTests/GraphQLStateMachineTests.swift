@@ -194,8 +194,8 @@ struct GraphQLStateMachineTests {
         // A frame of the old socket never reaches the machine: the driver no longer holds socket 1
         // and drops it ("a frame of a socket the driver closed is dropped" in TransportDriverTests).
         #expect(machine.currentConnection == 2, "socket 1 was given up")
-        #expect(machine.received(.next(id: "3", data: Data("{}".utf8), errors: []), on: 2, at: .seconds(3), random: &random)
-            .contains(.deliver("a", GraphQLResult(data: Data("{}".utf8)))))
+        #expect(machine.received(.next(id: "3", data: ResultData(Data("{}".utf8)), errors: []), on: 2, at: .seconds(3), random: &random)
+            .contains(.deliver("a", GraphQLResult(data: ResultData(Data("{}".utf8))))))
     }
 
     @Test("a result with data and errors is delivered with the server's errors beside it, on every dialect; the subscription goes on",
@@ -210,7 +210,7 @@ struct GraphQLStateMachineTests {
             default: nil
             }
         }.first ?? "1"
-        let data = Data(#"{"subscribeOrganizationState":{"orgId":"o1","licensePhase":null,"isFreePlan":true}}"#.utf8)
+        let data = ResultData(Data(#"{"subscribeOrganizationState":{"orgId":"o1","licensePhase":null,"isFreePlan":true}}"#.utf8))
         let actions = machine.received(
             .next(id: id, data: data, errors: [GraphQLServerError(message: "Enum 'LicensePhase' cannot represent value: 'Mystery'")]),
             on: 1, at: .seconds(1), random: &random)

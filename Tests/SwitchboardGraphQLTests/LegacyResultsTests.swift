@@ -82,11 +82,12 @@ struct LegacyResultsTests {
         ]
         for data in results {
             let frame = #"{"type":"data","id":"1","payload":{"data":"# + data + "}}"
-            guard case .next(_, let bytes?, _, let parsed) = try GraphQLCodec(.graphQLWS).decode(frame), parsed.frame != nil else {
+            guard case .next(_, let result?, _) = try GraphQLCodec(.graphQLWS).decode(frame), result.parse != nil else {
                 Issue.record("no one-pass parse of \(frame)")
                 continue
             }
-            let fromFrame = LegacyResults.envelope(from: bytes, parsed: parsed, subscription: "k", receivedAt: receivedAt)
+            #expect(result.bytes == Data(data.utf8), "the bytes as they arrived: \(data)")
+            let fromFrame = LegacyResults.envelope(from: result, subscription: "k", receivedAt: receivedAt)
             let fromBytes = LegacyResults.envelope(from: Data(data.utf8), subscription: "k", receivedAt: receivedAt)
             #expect(fromFrame == fromBytes, "\(data)")
             if case .event(let lhs) = fromFrame, case .event(let rhs) = fromBytes, let expected = rhs.document {
