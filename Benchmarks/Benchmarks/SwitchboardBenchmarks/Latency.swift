@@ -28,6 +28,17 @@ func registerLatency() {
             Report.record(benchmark, LatencyMetric.p99, Latency.percentile(samples, 0.99))
             Report.record(benchmark, LatencyMetric.p999, Latency.percentile(samples, 0.999))
         }
+        // The floor under it: the NIO engine alone reading the same paced frames (nothing decoded
+        // but the sequence number), in the same process, so the machine's own tail shows.
+        Benchmark(
+            "Latency \(kind) at 1,000 events/s (paced raw sender, engine alone)",
+            configuration: .init(metrics: [LatencyMetric.p50, LatencyMetric.p99, LatencyMetric.p999], warmupIterations: 0, maxIterations: 1)
+        ) { benchmark in
+            let samples = try await Latency.runEngineAlone(kind, events: 10_000, rate: 1_000)
+            Report.record(benchmark, LatencyMetric.p50, Latency.percentile(samples, 0.50))
+            Report.record(benchmark, LatencyMetric.p99, Latency.percentile(samples, 0.99))
+            Report.record(benchmark, LatencyMetric.p999, Latency.percentile(samples, 0.999))
+        }
         Benchmark(
             "Latency \(kind) at 1,000 events/s",
             configuration: .init(metrics: [LatencyMetric.p50, LatencyMetric.p99, LatencyMetric.p999], warmupIterations: 0, maxIterations: 1)
@@ -48,7 +59,7 @@ enum Latency {
             return try await Rig.running(notifier) {
                 var values = await notifier.archiveValues().makeAsyncIterator()
                 try await Rig.wait("the archive subscription") { emulator.subscriptionCount >= 1 }
-                return try await measure(&values, events: events, rate: rate) { archiveId in
+                return try await measure(next: { await values.next().map { $0.archiveId ?? "" } }, events: events, rate: rate) { archiveId in
                     let event = ArchivePayload.event(archiveId: archiveId)
                     return { try emulator.publish(channel: ArchivePayload.channel, event: event) }
                 }
@@ -66,29 +77,63 @@ enum Latency {
             return try await Rig.running(notifier) {
                 var values = await notifier.archiveValues().makeAsyncIterator()
                 let subscription = try await server.waitForSubscription { $0.request.contains(ArchivePayload.marker(kind)) }
-                return try await measure(&values, events: events, rate: rate) { archiveId in
-                    let frame =
-                        kind == .appsync
-                        ? ArchivePayload.appSyncFrame(id: subscription.id, archiveId: archiveId)
-                        : ArchivePayload.graphQLFrame(id: subscription.id, archiveId: archiveId)
-                    return { server.send(frame, to: subscription) }
+                return try await measure(next: { await values.next().map { $0.archiveId ?? "" } }, events: events, rate: rate) {
+                    pacedFrame(kind, server: server, subscription: subscription, archiveId: $0)
                 }
             }
         }
     }
 
+    /// The same paced frames read by the NIO engine alone (``RawClient``): each frame's sequence
+    /// number is picked out of its text, nothing else is decoded.
+    static func runEngineAlone(_ kind: TransportKind, events: Int, rate: Int) async throws -> [Double] {
+        try await BlastServer.with { server in
+            var client = try await RawClient.connect(kind, port: server.port, authorized: false)
+            try await client.subscribe(id: "raw-1")
+            let subscription = try await server.waitForSubscription { $0.id == "raw-1" }
+            var frames = client.frames
+            let samples = try await measure(
+                next: {
+                    guard case .message(.text(let text))? = try await frames.next() else { return nil }
+                    return archiveId(inFrame: text)
+                }, events: events, rate: rate
+            ) { pacedFrame(kind, server: server, subscription: subscription, archiveId: $0) }
+            await client.connection.close(code: .normalClosure, reason: "")
+            return samples
+        }
+    }
+
+    /// A send of one archive frame carrying `archiveId`, encoded ahead.
+    private static func pacedFrame(
+        _ kind: TransportKind, server: BlastServer, subscription: BlastServer.Subscription, archiveId: String
+    ) -> @Sendable () throws -> Void {
+        let frame =
+            kind == .appsync
+            ? ArchivePayload.appSyncFrame(id: subscription.id, archiveId: archiveId)
+            : ArchivePayload.graphQLFrame(id: subscription.id, archiveId: archiveId)
+        return { server.send(frame, to: subscription) }
+    }
+
+    /// The `archiveId` in a frame's text, escaped (an AppSync Events `event` string) or not: the
+    /// letters and digits after the key; empty when there is none.
+    static func archiveId(inFrame text: String) -> String {
+        guard let key = text.range(of: "archiveId") else { return "" }
+        let value = text[key.upperBound...].drop { !$0.isLetter && !$0.isNumber }
+        return String(value.prefix { $0.isLetter || $0.isNumber })
+    }
+
     /// Warms the path with 100 events, then sends `events` more at `rate` per second, each
     /// carrying its sequence number as `archiveId`, and returns each one's latency in
-    /// microseconds: from just before `sender(archiveId)`'s send ran to the consumer receiving
-    /// the value. The sends are prepared (encoded) ahead, so the sender's own work stays out.
+    /// microseconds: from just before `sender(archiveId)`'s send ran to the reader receiving
+    /// the value (`next` gives each value's `archiveId`, "" for none, nil at the end). The sends
+    /// are prepared (encoded) ahead, so the sender's own work stays out.
     private static func measure(
-        _ values: inout AsyncStream<ArchiveStateOutput>.Iterator, events: Int, rate: Int,
-        sender: (String) -> @Sendable () throws -> Void
+        next: () async throws -> String?, events: Int, rate: Int, sender: (String) -> @Sendable () throws -> Void
     ) async throws -> [Double] {
         // Warm the path (and make sure the subscription is live) before measuring.
         for warm in 0..<100 {
             try sender("w\(warm)")()
-            _ = await values.next()
+            _ = try await next()
         }
         let clock = ContinuousClock()
         let sent = NIOLockedValueBox([ContinuousClock.Instant?](repeating: nil, count: events))
@@ -104,9 +149,9 @@ enum Latency {
         }()
         var latencies: [Double] = []
         latencies.reserveCapacity(events)
-        while latencies.count < events, let value = await values.next() {
+        while latencies.count < events, let archiveId = try await next() {
             let now = clock.now
-            guard let sequence = value.archiveId.flatMap(Int.init),
+            guard let sequence = Int(archiveId),
                 let at = sent.withLockedValue({ $0[sequence] })
             else { continue }
             latencies.append(at.duration(to: now).seconds * 1e6)
