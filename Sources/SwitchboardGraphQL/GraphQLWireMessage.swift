@@ -70,7 +70,7 @@ package enum GraphQLServerMessage: Sendable, Hashable {
 /// need them).
 ///
 /// Two are equal when their bytes are, however each was made.
-package struct ResultData: Sendable, Hashable {
+package struct ResultData: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: Sendable {
         case bytes(Data)
         case parsed(JSONDocument, JSONDocument.Index)
@@ -97,6 +97,9 @@ package struct ResultData: Sendable, Hashable {
         guard case .parsed(let frame, let index) = storage else { return nil }
         return (frame, index)
     }
+
+    /// The JSON text.
+    package var description: String { String(decoding: bytes, as: UTF8.self) }
 
     package static func == (lhs: Self, rhs: Self) -> Bool { lhs.bytes == rhs.bytes }
     package func hash(into hasher: inout Hasher) { hasher.combine(bytes) }

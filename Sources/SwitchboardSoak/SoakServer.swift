@@ -7,7 +7,8 @@ import SwitchboardEmulator
 /// curve mixes server and client (the emulator keeps an event log of up to 100,000 entries), so
 /// `switchboard soak` runs it as a child process by default and the figures are the client's alone.
 package enum SoakEmulator: Sendable, Equatable {
-    /// In the soak's own process (the short soak in `swift test`): memory is client and emulator.
+    /// In the soak's own process (`switchboard soak --emulator in-process`): memory is client and
+    /// emulator.
     case inProcess
     /// A child `switchboard serve` on 127.0.0.1, port 0, started from this executable and
     /// stopped when the soak ends or fails.

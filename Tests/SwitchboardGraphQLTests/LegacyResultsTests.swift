@@ -87,6 +87,8 @@ struct LegacyResultsTests {
                 continue
             }
             #expect(result.bytes == Data(data.utf8), "the bytes as they arrived: \(data)")
+            let madeFromBytes = ResultData(Data(data.utf8))
+            #expect(result == madeFromBytes && result.hashValue == madeFromBytes.hashValue && "\(result)" == data, "\(data)")
             let fromFrame = LegacyResults.envelope(from: result, subscription: "k", receivedAt: receivedAt)
             let fromBytes = LegacyResults.envelope(from: Data(data.utf8), subscription: "k", receivedAt: receivedAt)
             #expect(fromFrame == fromBytes, "\(data)")

@@ -65,24 +65,10 @@ final class BlastServer: Sendable {
         throw BenchmarkFailure("the blast server saw no such subscription")
     }
 
-    /// Writes `count` copies of `frame(subscription.id)` to the subscription's connection, in
-    /// batches of `batchSize` frames per flush; returns once the last batch is handed to NIO.
-    func blast(_ count: Int, to subscription: Subscription, batchSize: Int = 512, frame: (String) -> String) {
-        let payload = ByteBuffer(string: frame(subscription.id))
-        let batch = [ByteBuffer](repeating: payload, count: batchSize)
-        guard let sink = state.withLockedValue({ $0.connections[subscription.connection]?.blasts }) else { return }
-        var remaining = count
-        while remaining > 0 {
-            let size = min(batchSize, remaining)
-            sink.yield(.frames(size == batchSize ? batch : Array(batch.prefix(size))))
-            remaining -= size
-        }
-    }
-
     /// Writes `count` copies of `frame(subscription.id)` to the subscription's connection, a batch
-    /// of `batchSize` per flush, making each batch only when NIO can take it (unlike ``blast``,
-    /// which queues every batch up front); returns once the last batch is written, or at once when
-    /// the connection is gone.
+    /// of `batchSize` per flush, making each batch only when NIO can take it (nothing is queued
+    /// ahead of the socket); returns once the last batch is written, or at once when the
+    /// connection is gone.
     func blastLazily(_ count: Int, to subscription: Subscription, batchSize: Int = 512, frame: (String) -> String) async {
         let payload = ByteBuffer(string: frame(subscription.id))
         guard let sink = state.withLockedValue({ $0.connections[subscription.connection]?.blasts }) else { return }

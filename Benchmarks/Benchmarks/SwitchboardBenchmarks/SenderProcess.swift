@@ -24,7 +24,10 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
     /// Starts the child and reads its port.
     init(kind: TransportKind) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        guard let executable = Bundle.main.executableURL else { throw BenchmarkFailure("cannot find this executable to start the sender") }
+        // A child that died must fail the benchmark, not kill it: writing to its closed pipe raises SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        process.executableURL = executable
         process.arguments = []
         var environment = ProcessInfo.processInfo.environment
         environment[Self.variable] = kind == .appsync ? "appsync" : "graphql"
@@ -47,7 +50,7 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
 
     /// Waits until the child holds subscription `id` (`*`: the notifier's, see the type).
     func awaitSubscription(_ id: String = "*") async throws {
-        input.write(Data("await \(id)\n".utf8))
+        try input.write(contentsOf: Data("await \(id)\n".utf8))
         // A `sent` from the previous blast may come first.
         while let line = await Lines.next(from: output) {
             if line == "subscribed" { return }
@@ -56,8 +59,9 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
         throw BenchmarkFailure("the sender process saw no subscription \(id)")
     }
 
-    /// Starts writing `count` frames to the subscription last awaited; returns at once.
-    func go(_ count: Int) { input.write(Data("go \(count)\n".utf8)) }
+    /// Starts writing `count` frames to the subscription last awaited; returns at once. (A child
+    /// that is gone fails the reader's next wait instead.)
+    func go(_ count: Int) { try? input.write(contentsOf: Data("go \(count)\n".utf8)) }
 
     /// A ``Throughput`` reader's `ready`: awaits the reader's subscription and returns its sender.
     func ready(events: Int) -> @Sendable (String) async throws -> @Sendable () -> Void {
