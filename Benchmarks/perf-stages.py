@@ -7,7 +7,7 @@
 Each sample is charged to one stage:
 - its *owner* is the innermost frame of the stack that matches a stage pattern below (the Swift
   runtime, malloc and libc frames are skipped, so they are charged to whoever called them);
-- if the owner is the in-process blast sender, the sample is the sender's;
+- if the owner is the blast sender (its child process, which `perf record` follows), the sample is the sender's;
 - otherwise, if the leaf (with the runtime or libc frames just above it) is malloc/free or the
   Swift allocator, the sample is "allocation"; if it is the Swift runtime (reference counting,
   metadata lookups, task switching, locks, exclusivity checks), it is "Swift runtime";
@@ -22,7 +22,7 @@ import sys
 
 # (stage, sub-stage, pattern) checked in this order on each frame, innermost frame first.
 STAGES = [
-    ("sender", "blast sender (in-process server)", r"BlastServer|ArchivePayload\.|NIOAsyncChannelHandler\._doOutboundWrites|"
+    ("sender", "blast sender (the child process perf record follows)", r"BlastServer|ArchivePayload\.|NIOAsyncChannelHandler\._doOutboundWrites|"
      r"NIOAsyncChannelHandlerWriterDelegate|NIOAsyncChannelHandler\._didYield|WebSocketFrameEncoder|PendingStreamWritesManager|"
      r"bufferPendingWrite|writeToSocket|BaseSocketChannel\.flushNow|Socket\.write|Socket\.writev|PendingWritesManager|"
      r"NIOAsyncWriter|HeadChannelHandler"),
