@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SwitchboardCore
 
 /// The blast server in a child process: this benchmark binary started again with ``variable``
@@ -20,6 +21,8 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
     private let process: Process
     private let input: FileHandle
     private let output: FileHandle
+    /// Set by ``stop()``: the child's exit is expected from then on.
+    private let stopping = NIOLockedValueBox(false)
 
     /// Starts the child and reads its port.
     init(kind: TransportKind) throws {
@@ -37,6 +40,14 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
         let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        // A reader waits for frames with no deadline of its own: a sender that dies before it is
+        // stopped ends the whole benchmark, loudly, rather than leaving the reader waiting.
+        let stopping = self.stopping
+        process.terminationHandler = { child in
+            guard !stopping.withLockedValue({ $0 }) else { return }
+            FileHandle.standardError.write(Data("sender process exited unexpectedly (status \(child.terminationStatus))\n".utf8))
+            exit(1)
+        }
         try process.run()
         self.process = process
         input = stdin.fileHandleForWriting
@@ -73,6 +84,7 @@ final class SenderProcess: @unchecked Sendable {  // Process and the pipes: set 
 
     /// Ends the child: closes its input, and terminates it if it did not exit within 5 s.
     func stop() {
+        stopping.withLockedValue { $0 = true }
         try? input.close()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { usleep(10_000) }
