@@ -10,13 +10,11 @@ import SwitchboardEmulator
 /// and should the soak's process die first, the pipe closes and the child stops by itself. Its
 /// port is read from the first line it prints (`Switchboard emulator on 127.0.0.1:<port>`); its
 /// standard error is the soak's.
-final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up before launch, then only read
-    /// The child's process id.
-    var processIdentifier: Int32 { process.processIdentifier }
-
-    private let process: Process
-    private let input = Pipe()
-    private let output = Pipe()
+final class EmulatorProcess: Sendable {
+    /// The child, once started.
+    private let child = LockedValue<SpawnedChild?>(nil)
+    private let executable: URL
+    private let arguments: [String]
     private let state = LockedValue(State())
 
     private struct State {
@@ -49,22 +47,23 @@ final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up 
     }
 
     private init(executable: URL, arguments: [String]) {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = input
-        process.standardOutput = output
+        self.executable = executable
+        self.arguments = arguments
     }
 
+    /// The child's process id (0 before it started).
+    private var processIdentifier: Int32 { child.withLock { $0?.pid ?? 0 } }
+
     private func launch() async throws {
-        output.fileHandleForReading.readabilityHandler = { [state] handle in
-            Self.received(handle.availableData, state: state)
-        }
-        process.terminationHandler = { [state] _ in Self.exited(state: state) }
+        let state = state
         do {
-            try await ProcessLauncher.run(process)
+            // Its standard error is the soak's.
+            let started = try SpawnedChild(
+                executable: executable, arguments: arguments, pipeInput: true,
+                output: { Self.received($0, state: state) }, exited: { _ in Self.exited(state: state) })
+            child.withLock { $0 = started }
         } catch {
-            throw SoakError("cannot start the emulator (\(process.executableURL?.path ?? "?") serve): \(error)")
+            throw SoakError("cannot start the emulator (\(executable.path) serve): \(error)")
         }
     }
 
@@ -105,13 +104,10 @@ final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up 
 
     /// Closes the child's input, sends SIGTERM, and waits for it to exit (SIGKILL after 5 s).
     private func stop() async {
-        try? input.fileHandleForWriting.close()
-        guard process.isRunning else {
-            output.fileHandleForReading.readabilityHandler = nil
-            return
-        }
-        process.terminate()
-        let pid = process.processIdentifier
+        guard let child = child.withLock({ $0 }) else { return }
+        child.closeInput()
+        guard !state.withLock({ $0.exited }) else { return }
+        child.send(signal: SIGTERM)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForExit() }
             group.addTask {
@@ -120,11 +116,10 @@ final class EmulatorProcess: @unchecked Sendable {  // Process and Pipe: set up 
                 while ContinuousClock.now < deadline, !self.state.withLock({ $0.exited }) {
                     try? await Task.sleep(for: .milliseconds(50))
                 }
-                if !self.state.withLock({ $0.exited }) { kill(pid, SIGKILL) }
+                if !self.state.withLock({ $0.exited }) { child.send(signal: SIGKILL) }
             }
             await group.waitForAll()
         }
-        output.fileHandleForReading.readabilityHandler = nil
     }
 
     private func waitForExit() async {

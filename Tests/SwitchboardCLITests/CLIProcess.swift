@@ -16,43 +16,38 @@ final class CLIProcess: @unchecked Sendable {
         #endif
     }
 
-    let process = Process()
-    private let stdout = Pipe()
-    private let stderr = Pipe()
+    /// The child, started with `posix_spawn` (see `SpawnedChild` for why not Foundation's `Process`).
+    private(set) var child: SpawnedChild!
     private let lock = NSLock()
     private var outLines: [String] = []
     private var errText = ""
     private var outBuffer = Data()
     private var lineWaiters: [(count: Int, continuation: CheckedContinuation<[String], Never>)] = []
-    private var exited = false
+    private var termination: SpawnedChild.Termination?
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Launches run on this queue, one at a time, off the tasks' threads.
+    /// The child's process id.
+    var processIdentifier: Int32 { child.pid }
 
     init(_ arguments: [String], environment: [String: String] = [:]) async throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged["SWITCHBOARD_TRANSPORT"] = nil
         for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        process.standardOutput = stdout
-        process.standardError = stderr
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.receiveOut(handle.availableData) }
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.receiveErr(handle.availableData) }
-        // Exit is observed, never waited for on a thread: on Linux, Swift concurrency runs on
-        // libdispatch's worker threads, so a blocked `waitUntilExit()` starves every other test.
-        // A process that exits before printing what a test waits for must not hang the test.
-        process.terminationHandler = { [weak self] _ in self?.processExited() }
-        // Started on the one queue every child of this process is started on (ProcessLauncher).
-        try await ProcessLauncher.run(process)
+        // Exit is observed on the child's own thread, never waited for on a task's: on Linux,
+        // Swift concurrency runs on libdispatch's worker threads, so a blocked wait starves every
+        // other test. A process that exits before printing what a test waits for must not hang
+        // the test. Everything it printed is handed on before its exit.
+        child = try SpawnedChild(
+            executable: Self.executable, arguments: arguments, environment: merged,
+            output: { [weak self] in self?.receiveOut($0) }, error: { [weak self] in self?.receiveErr($0) },
+            exited: { [weak self] in self?.processExited($0) })
     }
 
     /// Waits until stdout holds at least `count` lines, or the process ended.
     func lines(atLeast count: Int) async -> [String] {
         await withCheckedContinuation { continuation in
             lock.lock()
-            if outLines.count >= count || exited {
+            if outLines.count >= count || termination != nil {
                 let lines = outLines
                 lock.unlock()
                 continuation.resume(returning: lines)
@@ -68,7 +63,7 @@ final class CLIProcess: @unchecked Sendable {
     func finish() async -> (status: Int32, out: [String], err: String) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             lock.lock()
-            if exited {
+            if termination != nil {
                 lock.unlock()
                 continuation.resume()
             } else {
@@ -76,18 +71,7 @@ final class CLIProcess: @unchecked Sendable {
                 lock.unlock()
             }
         }
-        // What the process wrote is in the pipes; read it without waiting for end of file, which
-        // a child spawned meanwhile by another test may delay by inheriting the write end.
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
-        receiveOut(Self.drain(stdout.fileHandleForReading))
-        receiveErr(Self.drain(stderr.fileHandleForReading))
-        let (waiters, lines, err) = lock.withLock { () -> ([(count: Int, continuation: CheckedContinuation<[String], Never>)], [String], String) in
-            defer { lineWaiters.removeAll() }
-            return (lineWaiters, outLines, errText)
-        }
-        for waiter in waiters { waiter.continuation.resume(returning: lines) }
-        return (process.terminationStatus, lines, err)
+        return lock.withLock { (termination?.status ?? -1, outLines, errText) }
     }
 
     private func receiveOut(_ data: Data) {
@@ -109,32 +93,18 @@ final class CLIProcess: @unchecked Sendable {
         for continuation in ready { continuation.resume(returning: lines) }
     }
 
-    private func processExited() {
-        let (waiters, lines) = lock.withLock { () -> ([CheckedContinuation<[String], Never>], [String]) in
-            exited = true
-            defer { lineWaiters.removeAll() }
-            return (lineWaiters.map(\.continuation), outLines)
+    private func processExited(_ ended: SpawnedChild.Termination) {
+        let (waiters, lines, exits) = lock.withLock {
+            () -> ([CheckedContinuation<[String], Never>], [String], [CheckedContinuation<Void, Never>]) in
+            termination = ended
+            defer {
+                lineWaiters.removeAll()
+                exitWaiters.removeAll()
+            }
+            return (lineWaiters.map(\.continuation), outLines, exitWaiters)
         }
         for continuation in waiters { continuation.resume(returning: lines) }
-        let exits = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            defer { exitWaiters.removeAll() }
-            return exitWaiters
-        }
         for continuation in exits { continuation.resume() }
-    }
-
-    /// Everything readable now, without blocking.
-    private static func drain(_ handle: FileHandle) -> Data {
-        let fd = handle.fileDescriptor
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }  // 0: end of file; -1: nothing more now (EAGAIN)
-            data.append(contentsOf: buffer[0..<count])
-        }
-        return data
     }
 
     private func receiveErr(_ data: Data) {
