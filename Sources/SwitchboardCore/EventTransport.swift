@@ -17,8 +17,10 @@ import struct Foundation.Date
 /// - Subscriptions are held until unsubscribed. After any reconnect the transport subscribes
 ///   every held subscription again (with fresh wire ids) and reports
 ///   ``TransportEvent/subscriptionEstablished(_:)`` only once the server acknowledged it. A wire
-///   dialect without per-subscription acknowledgements reports it once the subscribe is sent
-///   on an acknowledged connection, and says so with ``acknowledgesSubscriptions``.
+///   dialect without per-subscription acknowledgements reports it as it sends the subscribe on
+///   an acknowledged connection (just before the frame goes out, never after: for events that
+///   carry no log time, the report's moment is when the subscription's streams start to carry
+///   live copies of what a catch-up fetches), and says so with ``acknowledgesSubscriptions``.
 /// - A rejected subscription ends only that subscription
 ///   (``TransportEvent/subscriptionFailed(_:_:)`` with ``SwitchboardError/Code/subscriptionRejected``).
 /// - ``connect(as:)`` with a new identity replaces the connection; tokens are fetched fresh
@@ -73,8 +75,8 @@ public protocol EventTransport: Sendable {
     var events: TransportEvents { get }
 
     /// Whether ``TransportEvent/subscriptionEstablished(_:)`` follows the server's
-    /// acknowledgement (true), or only the subscribe having been sent, because the wire dialect
-    /// has no acknowledgement (false). Until a subscription is in place on the server, events
+    /// acknowledgement (true), or comes as the subscribe is sent, because the wire dialect has
+    /// no acknowledgement (false). Until a subscription is in place on the server, events
     /// published to it are not delivered: a catch-up waits a little longer when this is false.
     var acknowledgesSubscriptions: Bool { get }
 
@@ -136,8 +138,9 @@ public struct TransportEvents: AsyncSequence, Sendable {
     public typealias Element = TransportEvent
     public typealias Failure = Never
 
-    /// An event with when the transport yielded it, for connection-state changes only, on the
-    /// monotonic timeline its reader installed (``stampingStateChanges(with:)``); nil otherwise.
+    /// An event with when the transport yielded it, for connection-state changes and established
+    /// subscriptions only, on the monotonic timeline its reader installed
+    /// (``stampingStateChanges(with:)``); nil otherwise.
     package struct Stamped: Sendable {
         package var event: TransportEvent
         package var yieldedAt: Duration?
@@ -165,7 +168,12 @@ public struct TransportEvents: AsyncSequence, Sendable {
         /// Appends an event.
         public func yield(_ event: TransportEvent) {
             var yieldedAt: Duration?
-            if case .connectionStateChanged = event, let clock = clock.withLock({ $0 }) { yieldedAt = clock.now() }
+            switch event {
+            case .connectionStateChanged, .subscriptionEstablished:
+                if let clock = clock.withLock({ $0 }) { yieldedAt = clock.now() }
+            default:
+                break
+            }
             continuation.yield(Stamped(event: event, yieldedAt: yieldedAt))
         }
 
@@ -186,10 +194,11 @@ public struct TransportEvents: AsyncSequence, Sendable {
         return (TransportEvents(stream: stream, clock: clock), Continuation(continuation: continuation, clock: clock))
     }
 
-    /// From now on, every connection-state change is stamped with `now()` (a moment of the
-    /// reader's monotonic timeline) as the transport yields it: its reader may take it later,
-    /// behind a backlog, and a catch-up matching legacy live copies needs to know when a
-    /// connection attempt really began.
+    /// From now on, every connection-state change and established subscription is stamped with
+    /// `now()` (a moment of the reader's monotonic timeline) as the transport yields it: its
+    /// reader may take it later, behind a backlog, and a catch-up matching legacy live copies
+    /// needs to know when a connection really opened and when each subscription's start went out
+    /// on it.
     package func stampingStateChanges(with now: @escaping @Sendable () -> Duration) {
         clock.withLock { $0 = Clock(now: now) }
     }

@@ -95,16 +95,17 @@ extension GraphQLConnectionStateMachine {
         guard let entry = held[key], case .graphQL(let operation) = entry.request.target else { return [] }
         let id = makeID()
         active[id] = .serving(key)
-        var actions: [Action] = [.send(connection, .subscribe(id: id, operation: operation, authorization: nil))]
+        let start = Action.send(connection, .subscribe(id: id, operation: operation, authorization: nil))
         if capabilities.acknowledgesStart {
             held[key]?.wire = .sent(id: id)
-        } else {
-            // No per-subscription acknowledgement in this dialect: a start sent on an acknowledged
-            // connection counts as established (the server processes frames in order).
-            held[key]?.wire = .established(id: id)
-            actions.append(.report(.subscriptionEstablished(key)))
+            return [start]
         }
-        return actions
+        // No per-subscription acknowledgement in this dialect: a start sent on an acknowledged
+        // connection counts as established (the server processes frames in order). Reported just
+        // before the start goes out: the notifier stamps the report, and no event logged before
+        // that moment can arrive on this subscription (how legacy live copies are told apart).
+        held[key]?.wire = .established(id: id)
+        return [.report(.subscriptionEstablished(key)), start]
     }
 
     var isSignedIn: Bool { signedIn }

@@ -16,7 +16,7 @@ struct TransportEventsTests {
         }
     }
 
-    @Test("state changes are stamped when yielded, on the reader's clock; other events and unstamped sequences carry none")
+    @Test("state changes and established subscriptions are stamped when yielded, on the reader's clock; other events and unstamped sequences carry none")
     func stamps() async {
         let (events, continuation) = TransportEvents.makeStream()
         continuation.yield(.connectionStateChanged(.connecting(attempt: 1)))  // before any clock
@@ -26,6 +26,7 @@ struct TransportEventsTests {
         clock.now = .seconds(105)
         continuation.yield(.subscriptionEstablished("k"))
         continuation.yield(.connectionStateChanged(.connected))
+        continuation.yield(.error(SwitchboardError(code: .network, message: "x")))
         clock.now = .seconds(200)  // read much later
         continuation.finish()
 
@@ -34,10 +35,10 @@ struct TransportEventsTests {
         while let stamped = await iterator.nextStamped(isolation: nil) { read.append((stamped.event, stamped.yieldedAt)) }
         #expect(read.map(\.0) == [
             .connectionStateChanged(.connecting(attempt: 1)), .connectionStateChanged(.connecting(attempt: 2)),
-            .subscriptionEstablished("k"), .connectionStateChanged(.connected),
+            .subscriptionEstablished("k"), .connectionStateChanged(.connected), .error(SwitchboardError(code: .network, message: "x")),
         ])
         #expect(read.map(\.1) == [
-            nil, .seconds(100), nil, .seconds(105),
+            nil, .seconds(100), .seconds(105), .seconds(105), nil,
         ])
     }
 

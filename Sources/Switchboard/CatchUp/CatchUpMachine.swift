@@ -89,6 +89,16 @@ struct CatchUpMachine {
         windows[connection] = ConnectionWindow(opened: moment)
     }
 
+    /// The subscription serving `streams` was started on the current connection at `moment`
+    /// (by a transport that acknowledges no subscription: as its start went out). Only the first
+    /// start of a stream on a connection counts.
+    mutating func subscriptionStarted(_ streams: some Sequence<StreamID>, at moment: Duration) {
+        guard windows[connection] != nil else { return }
+        for stream in streams where windows[connection]?.started[stream] == nil {
+            windows[connection]?.started[stream] = moment
+        }
+    }
+
     /// The current connection was seen lost at `moment` (kept if it was seen earlier).
     mutating func connectionClosed(at moment: Duration) {
         if windows[connection]?.closed == nil { windows[connection]?.closed = moment }

@@ -8,6 +8,11 @@ import SwitchboardSync
 struct ConnectionWindow: Equatable {
     var opened: Duration
     var closed: Duration?
+    /// Per stream, when its subscription's start went out on this connection, where the
+    /// transport reports that (one that acknowledges no subscription reports it established as
+    /// it sends the start): nothing logged earlier arrives on it for that stream. A subscription
+    /// started again on the same connection keeps the first moment.
+    var started: [StreamID: Duration] = [:]
 
     /// Whether an event the backend logged at `loggedAt` can have been sent on this connection,
     /// the window's moments read as the backend's times from `backendTime`, to whole
@@ -20,9 +25,21 @@ struct ConnectionWindow: Equatable {
     /// for the copy of a later live event with equal fields, and lose that one, while an event
     /// logged in the first moments after the opening never arrives live either (the server had
     /// no subscription on the connection yet), so an estimate a little late costs nothing.
-    func mayCarry(loggedAt: Date, backendTime: BackendTimeEstimate) -> Bool {
+    ///
+    /// For a `stream` whose start went out after the connection opened, the window opens for it
+    /// then, read earlier by the estimate's uncertainty: the server puts the subscription in
+    /// place moments after the start goes out, so an opening read late would leave out events
+    /// that did arrive live, and their fetched copies would be delivered twice. Without it, on a
+    /// busy client the window of the last subscriptions started opens one hop of the event loop
+    /// per earlier start too soon, and an equal value logged in that time is taken for a copy.
+    func mayCarry(loggedAt: Date, stream: StreamID? = nil, backendTime: BackendTimeEstimate) -> Bool {
         let logged = Self.milliseconds(loggedAt, .down)
-        guard logged >= Self.milliseconds(backendTime.reading(at: opened).time, .down) else { return false }
+        var opening = Self.milliseconds(backendTime.reading(at: opened).time, .down)
+        if let stream, let start = started[stream] {
+            let reading = backendTime.reading(at: start)
+            opening = max(opening, Self.milliseconds(reading.time.addingTimeInterval(-reading.uncertainty.seconds), .down))
+        }
+        guard logged >= opening else { return false }
         guard let closed else { return true }
         let close = backendTime.reading(at: closed)
         return logged <= Self.milliseconds(close.time.addingTimeInterval(close.uncertainty.seconds), .up)
@@ -78,7 +95,7 @@ struct LegacyCopies {
         guard let entry = streams[stream] else { return false }
         let candidates = entry.events[entry.next...]
         guard let index = candidates.firstIndex(where: {
-            $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, backendTime: backendTime)
+            $0.key == key && window.mayCarry(loggedAt: $0.loggedAt, stream: stream, backendTime: backendTime)
         }) else {
             return false
         }

@@ -105,6 +105,12 @@ extension BackendNotifier {
             }
         case .subscriptionEstablished(let key):
             logger.debug("subscription established", metadata: ["switchboard.subscription": "\(key)"])
+            // Without acknowledgements it is reported as the start goes out: from then on the
+            // subscription's streams can carry live copies of what a catch-up fetches.
+            if let stamp, !transport.acknowledgesSubscriptions, connectionState == .connected {
+                let streams = subscriptions.table.streams(servedBy: key)
+                catchUp.note { $0.subscriptionStarted(streams, at: stamp) }
+            }
             send(subscriptions.table.established(key))
             catchUpStep { $0.readinessChanged($1) }
         case .subscriptionFailed(let key, let error):

@@ -155,7 +155,7 @@ extension TransportConformance {
             case .rejectedSubscriptionFailsAlone:
                 "a rejected subscription fails with subscriptionRejected; the connection and other subscriptions are unaffected"
             case .rejectedSubscriptionIsNeverEstablished:
-                "a subscription the server refuses is never reported established: subscriptionEstablished waits for the server's acknowledgement (a transport whose acknowledgesSubscriptions is false reports it once sent)"
+                "a subscription the server refuses is never reported established: subscriptionEstablished waits for the server's acknowledgement (a transport whose acknowledgesSubscriptions is false reports it as it sends the subscribe)"
             case .rejectedSubscriptionIsNotResent:
                 "a rejected subscription is no longer held: it is not sent again after a reconnect"
             case .authFailureRefreshesOnceThenExpires:

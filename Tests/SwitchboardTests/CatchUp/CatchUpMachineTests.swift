@@ -215,6 +215,30 @@ struct CatchUpMachineTests {
         #expect(trim.actions == [.fetch(.init(reason: .rememberedDeliveriesFull, sessionStart: .zero, settle: nil))])
     }
 
+    @Test("a stream's window opens when its subscription's start went out (the first on the connection), not when the connection opened")
+    func streamWindowsOpenAtTheirStart() {
+        var machine = CatchUpMachine(settings: settings, startedAt: .zero, backendTime: backendTime)
+        var legacy = ready
+        legacy.acknowledgesSubscriptions = false
+        machine.connectionOpened(at: moment(100))
+        machine.subscriptionStarted([StreamCatalog.plan], at: moment(180))
+        machine.subscriptionStarted([StreamCatalog.plan], at: moment(300))  // started again: the first counts
+        _ = machine.connected(after: nil, readiness: legacy)
+        // Fetched: "a" logged after the connection opened but before plan's start (it never
+        // arrives live), "b" after the first start, before the second.
+        for (org, logged) in [("a", 150), ("b", 200)] {
+            let fetched = machine.admit(
+                mark(org, timestamp: nil), stream: StreamCatalog.plan, route: .caughtUp(loggedAt: at(logged)),
+                now: moment(400), readiness: legacy)
+            #expect(fetched.admitted)
+        }
+        _ = machine.ended(succeeded: true, now: moment(401), readiness: legacy)
+        let newA = machine.admit(mark("a", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(402), readiness: legacy)
+        #expect(newA.admitted, "a new a was taken for the copy of one logged before plan's start")
+        let copyB = machine.admit(mark("b", timestamp: nil), stream: StreamCatalog.plan, route: .live, now: moment(402), readiness: legacy)
+        #expect(!copyB.admitted, "b, logged after the first start, was delivered twice")
+    }
+
     /// The device's clock from the backend's, as the issue lists them.
     static let deviceOffsets: [Double] = [-86_400, -300, -5, -0.5, -0.05, 0.05, 0.5, 5, 300, 86_400]
 

@@ -73,6 +73,25 @@ struct LegacyCopiesTests {
         #expect(!copies.takeCopy("true", stream: plan, arrivedOn: window), "a new true, after every copy")
     }
 
+    @Test("a stream whose start went out after the connection opened carries nothing logged before it, less the estimate's uncertainty")
+    func streamStartedLater() {
+        // The estimate is 2 ms uncertain (a 4 ms round trip).
+        let copies = Copies(backendTime: backendTime(roundTrip: .milliseconds(4)))
+        copies.fetched("true", stream: plan, loggedAt: at(50))  // after the connection, before plan's start
+        copies.fetched("false", stream: plan, loggedAt: at(99))  // within the uncertainty before the start
+        var window = ConnectionWindow(opened: moment(10))
+        window.started[plan] = moment(100)
+        // A later live true is new: the fetched one was logged before plan's start and never came.
+        #expect(!copies.takeCopy("true", stream: plan, arrivedOn: window))
+        #expect(copies.takeCopy("false", stream: plan, arrivedOn: window), "read earlier by the uncertainty: may be on it")
+        // Another stream's window opens with the connection.
+        copies.fetched("true", stream: StreamCatalog.license, loggedAt: at(50))
+        #expect(copies.takeCopy("true", stream: StreamCatalog.license, arrivedOn: window))
+        // Never earlier than the connection: a start before it counts from the opening.
+        window.started[plan] = moment(0)
+        #expect(!window.mayCarry(loggedAt: at(5), stream: plan, backendTime: backendTime()))
+    }
+
     @Test("a closed connection carries only what was logged while it was open; the next one takes the rest")
     func closedWindow() {
         let copies = Copies(backendTime: backendTime())
