@@ -85,7 +85,7 @@ extension SoakRun {
                     let begin = ContinuousClock.now
                     let end = begin + configuration.duration
                     try await withThrowingTaskGroup(of: Void.self) { chaos in
-                        chaos.addTask { try await publish(from: begin, until: end) }
+                        chaos.addTask { try await publish(from: begin) }
                         chaos.addTask { try await injectFaults(until: end) }
                         try await chaos.waitForAll()
                     }
@@ -156,17 +156,16 @@ extension SoakRun {
             }
         }
 
-        /// Publishes at the configured rate from `begin` until `end`, each tick what fell due,
-        /// then whatever the last ticks left: `rate × duration` events in all.
-        private func publish(from begin: ContinuousClock.Instant, until end: ContinuousClock.Instant) async throws {
-            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration)
-            while ContinuousClock.now < end {
+        /// Publishes at the configured rate from `begin`, each tick what fell due (a late tick
+        /// catches up at most twice a tick's worth, see ``PublishSchedule``), until all
+        /// `rate × duration` events are out.
+        private func publish(from begin: ContinuousClock.Instant) async throws {
+            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration, tick: server.publishTick)
+            while !schedule.isDone {
                 let due = schedule.due(at: ContinuousClock.now - begin)
                 if !due.isEmpty { try await publish(due) }
-                try await Task.sleep(for: server.publishTick)
+                if !schedule.isDone { try await Task.sleep(for: server.publishTick) }
             }
-            let rest = schedule.remainder(at: ContinuousClock.now - begin)
-            if !rest.isEmpty { try await publish(rest) }
             state.withLock { $0.publishing = (schedule.sent, schedule.largestLag) }
         }
 
