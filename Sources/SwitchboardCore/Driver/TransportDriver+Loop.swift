@@ -74,18 +74,14 @@ extension TransportDriver {
         @inlinable package var logger: Logger { driver.dialect.logger }
 
         /// Feeds one input to the machine (or drops it, if it comes from a socket no longer
-        /// held) and performs the actions.
+        /// held) and performs the actions. The input is consumed, and switched on once: a frame's
+        /// payload is moved out, not copied and released again.
         @inlinable
-        package mutating func handle(_ input: Input, group: inout DiscardingTaskGroup) async {
+        package mutating func handle(_ input: consuming Input, group: inout DiscardingTaskGroup) async {
             // A frame counts from its arrival, not from when it is handled (a keep-alive deadline
             // must not move because the loop was busy).
-            let now: Duration =
-                switch input {
-                case .frame(_, _, let receivedAt, _, _), .closed(_, _, let receivedAt), .ponged(_, _, let receivedAt): receivedAt
-                default: clock.now()
-                }
-            switch input {
-            case .frame(let id, let decoded, _, let arrivedAt, let charge):
+            switch consume input {
+            case .frame(let id, let decoded, let receivedAt, let arrivedAt, let charge):
                 guard holds(id, budget: charge.budget) else {
                     charge.release()
                     return
@@ -99,32 +95,37 @@ extension TransportDriver {
                     // Into the reused buffer: emptied again (its capacity kept) once performed.
                     var actions = [Dialect.Machine.Action]()
                     swap(&actions, &actionBuffer)
-                    machine.received(message, on: id, at: now, random: &random, into: &actions)
+                    machine.received(message, on: id, at: receivedAt, random: &random, into: &actions)
                     await perform(actions, group: &group)
                     actions.removeAll(keepingCapacity: true)
                     actionBuffer = actions
-                case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: now), group: &group)
+                case .failure(let error)?: await perform(machine.receivedGarbage(error, on: id, at: receivedAt), group: &group)
                 case nil: break
                 }
                 pendingCharge.release()
                 pendingCharge = .none
-            case .closed(let id, let close, _):
+            case .closed(let id, let close, let receivedAt):
                 guard remove(id) != nil else { return }
                 logger.debug("socket closed", metadata: ["switchboard.connection": "\(id)", "switchboard.close": "\(close.code)"])
-                await perform(machine.closed(id, close: close, error: nil, at: now, random: &random), group: &group)
+                await perform(machine.closed(id, close: close, error: nil, at: receivedAt, random: &random), group: &group)
             case .ended(let id, let error):
                 guard remove(id) != nil else { return }
-                await perform(machine.closed(id, close: nil, error: error, at: now, random: &random), group: &group)
+                await perform(machine.closed(id, close: nil, error: error, at: clock.now(), random: &random), group: &group)
             case .timer:
                 armed = nil
+                let now = clock.now()
                 // A socket whose reads the client held back (its consumer was behind) may have the
                 // server's keep-alives waiting unread: its watchdogs count from now at the earliest.
                 for socket in sockets {
                     if let budget = socket.budget, budget.takeHeldBack() { machine.readsHeldBack(on: socket.id, at: now) }
                 }
                 await perform(machine.timerFired(at: now, random: &random), group: &group)
-            default:
-                await handleOther(input, at: now, group: &group)
+            case .ponged(let id, let roundTrip, let receivedAt):
+                guard openConnection(id) != nil else { return }
+                logger.trace("pong", metadata: ["switchboard.connection": "\(id)", "switchboard.round_trip": "\(roundTrip)"])
+                await perform(machine.pongReceived(on: id, at: receivedAt), group: &group)
+            case let other:
+                await handleOther(other, at: clock.now(), group: &group)
             }
             rearm(group: &group)
         }
@@ -168,10 +169,6 @@ extension TransportDriver {
                     "switchboard.connection": "\(id)", "switchboard.error": "\(SwitchboardError.logDescription(failure.error))",
                 ])
                 await perform(machine.openFailed(id, failure, at: now, random: &random), group: &group)
-            case .ponged(let id, let roundTrip, _):
-                guard openConnection(id) != nil else { return }
-                logger.trace("pong", metadata: ["switchboard.connection": "\(id)", "switchboard.round_trip": "\(roundTrip)"])
-                await perform(machine.pongReceived(on: id, at: now), group: &group)
             case .pingFailed(let id, let error):
                 guard openConnection(id) != nil else { return }
                 logger.debug("ping failed", metadata: [
@@ -190,7 +187,7 @@ extension TransportDriver {
                 case .skip:
                     break
                 }
-            case .frame, .closed, .ended, .timer:
+            case .frame, .closed, .ended, .timer, .ponged:
                 break
             }
         }
