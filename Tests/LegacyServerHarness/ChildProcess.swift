@@ -52,6 +52,18 @@ struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errorFile, 2)
         try closeEverythingElse(&actions, &attributes)
+        // No signal blocked and every signal at its default in the child: the calling thread (a
+        // libdispatch worker) blocks signals, and a server that inherited that mask would never
+        // see `terminate()`'s SIGTERM (its `waitpid` would wait forever).
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)  // what closeEverythingElse set, kept
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
