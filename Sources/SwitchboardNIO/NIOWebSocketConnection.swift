@@ -55,6 +55,8 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     deinit {
+        // A closed channel needs no "going away" (and its loop may be shut down).
+        guard channel.channel.isActive else { return }
         channel.onEventLoop { $0.released() }
     }
 
@@ -65,6 +67,7 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     ///   ``close(code:reason:)`` was called or the connection ended, or if the write fails.
     public func send(_ message: WebSocketMessage) async throws {
         let channel = channel
+        try channel.checkLoopAlive()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             channel.onEventLoop { $0.send(message, continuation: continuation) }
         }
@@ -85,6 +88,7 @@ public final class NIOWebSocketConnection: WebSocketConnection {
             throw SwitchboardError(code: .invalidConfiguration, message: "a ping payload is at most 125 bytes, not \(payload.count)")
         }
         try Task.checkCancellation()
+        try channel.checkLoopAlive()
         let id = pingIDs.withLock { id in
             id += 1
             return id
@@ -110,6 +114,8 @@ public final class NIOWebSocketConnection: WebSocketConnection {
     ///   - reason: The close reason; empty by default.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
         let close = WebSocketClose(code: code, reason: reason)
+        // Closed already (perhaps with its event loop group shut down): nothing to hop to.
+        guard channel.channel.isActive else { return }
         channel.onEventLoop { $0.close(close) }
         // The handler closes the channel once the handshake ended (or its deadline passed).
         try? await channel.channel.closeFuture.get()

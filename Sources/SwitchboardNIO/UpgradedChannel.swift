@@ -40,6 +40,17 @@ struct UpgradedChannel: Sendable {
         handler.eventLoop.execute { body(handler.value) }
     }
 
+    /// Throws when the channel is closed, before a command hops onto its event loop: when the
+    /// user shuts down the event loop group a connection runs on, NIO closes its channels and
+    /// then drops whatever is submitted to the loops, so a command that hopped would wait
+    /// forever. (`isActive` may be read from any thread; a group shut down between this check
+    /// and the hop still loses the command.)
+    func checkLoopAlive() throws {
+        guard channel.isActive else {
+            throw SwitchboardError(code: .network, message: "the connection is closed")
+        }
+    }
+
     /// Writes one frame and flushes it (for a channel the connector refuses before it starts).
     func write(_ frame: WebSocketFrame) async throws {
         try await channel.writeAndFlush(frame).get()

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import SwitchboardCore
 import SwitchboardNIO
 import SwitchboardTesting
@@ -78,6 +79,26 @@ struct CloseTests {
             let (events, error) = await drain(connection.inbound)
             #expect(error == nil)
             #expect(events == [.message(.text("bye")), .closed(WebSocketClose(code: .goingAway, reason: "going away"))])
+            await connection.close(code: .normalClosure, reason: "")
+        }
+    }
+
+    @Test("with its event loop group shut down by its user, a connection's send and ping throw at once and close returns")
+    func eventLoopGroupShutDown() async throws {
+        try await TestWebSocketServer.with(tls: nil, mode: .webSocket(
+            handshake: acceptFirstOffered,
+            session: { session in await session.waitForTCPClose() }
+        )) { server in
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            var configuration = NIOWebSocketConnector.Configuration(eventLoopGroup: group)
+            configuration.closeTimeout = .seconds(5)
+            let connection = try await NIOWebSocketConnector(configuration: configuration).open(WebSocketRequest(url: server.url(secure: false)))
+            try await connection.send(.text("before"))
+            try await group.shutdownGracefully()
+            // Without the check each of these hopped onto a loop that no longer runs anything.
+            let sendError = await #expect(throws: SwitchboardError.self) { try await connection.send(.text("after")) }
+            #expect(sendError?.code == .network)
+            await #expect(throws: SwitchboardError.self) { try await connection.sendPing() }
             await connection.close(code: .normalClosure, reason: "")
         }
     }
