@@ -46,6 +46,10 @@ package enum ChaosFault: Sendable, Equatable, CustomStringConvertible {
 
 /// Draws the soak's faults and the pauses between them from a seeded generator, so a seed
 /// replays the same sequence of decisions (the timing of the machine still varies). Pure.
+///
+/// The kinds come in rounds: each kind once, in an order the seed shuffles, before any comes
+/// again. A short run on a busy machine, which gets only a few faults in, still gets as many
+/// kinds as faults (drawn independently, its first six faults were often of three kinds).
 package struct ChaosPlan: Sendable {
     /// The kinds to draw from, with equal weight.
     package var kinds: [ChaosFault.Kind]
@@ -54,6 +58,8 @@ package struct ChaosPlan: Sendable {
     /// The longest stall, in milliseconds; the keep-alive deadline should fall inside it.
     package var longestStall: Int
     private var random: SeededRandomNumberGenerator
+    /// The kinds of the round being drawn, taken from the end.
+    private var round: [ChaosFault.Kind] = []
 
     package init(
         seed: UInt64, kinds: [ChaosFault.Kind] = ChaosFault.Kind.allCases, pause: ClosedRange<Int> = 100...1500,
@@ -70,7 +76,7 @@ package struct ChaosPlan: Sendable {
     package mutating func next() -> (pause: Duration, fault: ChaosFault) {
         let pause = Duration.milliseconds(Int.random(in: pause, using: &random))
         let fault: ChaosFault =
-            switch kinds.randomElement(using: &random)! {
+            switch nextKind() {
             case .drop: .drop(code: [1000, 1001, 1011, 4000].randomElement(using: &random)!)
             case .abort: .abort
             case .stall: .stall(.milliseconds(Int.random(in: 100...longestStall, using: &random)))
@@ -82,6 +88,12 @@ package struct ChaosPlan: Sendable {
                     lasting: .milliseconds(Int.random(in: 200...2000, using: &random)))
             }
         return (pause, fault)
+    }
+
+    /// The next kind of the round, shuffling a new round when it is spent.
+    private mutating func nextKind() -> ChaosFault.Kind {
+        if round.isEmpty { round = kinds.shuffled(using: &random) }
+        return round.removeLast()
     }
 
     /// Parses `--faults`: a comma-separated list of kinds, or `all`, or `none`.

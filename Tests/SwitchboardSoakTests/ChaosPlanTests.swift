@@ -29,6 +29,20 @@ struct ChaosPlanTests {
         #expect((0..<20).allSatisfy { _ in drops.next().fault.kind == .drop })
     }
 
+    @Test("kinds come in rounds: every kind once, in a seeded order, before any comes again")
+    func rounds() {
+        for seed: UInt64 in [1, 42, 43, 711] {
+            var plan = ChaosPlan(seed: seed)
+            let count = ChaosFault.Kind.allCases.count
+            let drawn = (0..<(3 * count)).map { _ in plan.next().fault.kind }
+            for start in stride(from: 0, to: drawn.count, by: count) {
+                #expect(Set(drawn[start..<(start + count)]) == Set(ChaosFault.Kind.allCases), "seed \(seed): \(drawn)")
+            }
+            #expect(drawn[0..<count] != drawn[count..<(2 * count)] || drawn[count..<(2 * count)] != drawn[(2 * count)...],
+                    "rounds are shuffled anew")
+        }
+    }
+
     @Test("--faults parses lists, all and none, and names the allowed kinds on a typo")
     func parsing() throws {
         #expect(try ChaosPlan.kinds(parsing: "drop,stall,drop") == [.drop, .stall])
