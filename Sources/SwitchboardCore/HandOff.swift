@@ -49,7 +49,7 @@ import Foundation
 
         /// Appends an element for the consumer.
         @inlinable @discardableResult
-        package func yield(_ element: Element) -> YieldResult {
+        package func yield(_ element: consuming Element) -> YieldResult {
             storage.yield(element)
         }
 
@@ -157,7 +157,7 @@ import Foundation
             }
         }
 
-        @inlinable func yield(_ element: Element) -> YieldResult {
+        @inlinable func yield(_ element: consuming Element) -> YieldResult {
             lock.lock()
             guard state == .open else {
                 lock.unlock()
@@ -269,7 +269,7 @@ import Foundation
             capacity = 0
         }
 
-        @inlinable mutating func append(_ element: Element) {
+        @inlinable mutating func append(_ element: consuming Element) {
             if count == capacity { grow() }
             (base + count).initialize(to: element)
             count += 1

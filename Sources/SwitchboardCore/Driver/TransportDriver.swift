@@ -161,7 +161,7 @@ import Logging
         await withDiscardingTaskGroup { group in
             var loop = Loop(driver: self, machine: machine, state: state, random: DriverRandom(random))
             for await input in inputs {
-                await loop.handle(input, group: &group)
+                await loop.handle(consume input, group: &group)
                 if loop.finished { break }
             }
             loop.stop(group: &group)
