@@ -111,6 +111,7 @@ package final class SpawnedChild: @unchecked Sendable {  // set up in init; inpu
             readers.forEach { _ = close($0.fd) }
             throw Failure(description: "cannot start \(executable.path): \(String(cString: strerror(status)))")
         }
+        _ = Self.brokenPipesIgnored
         self.pid = pid
         let shared = Shared(input: inputEnd)
         self.shared = shared
@@ -120,6 +121,13 @@ package final class SpawnedChild: @unchecked Sendable {  // set up in init; inpu
         thread.name = "switchboard-child-\(pid)"
         thread.start()
     }
+
+    /// Writing to a child that closed its input or exited raises SIGPIPE, which would end this
+    /// process; ignored once, here, so the write fails with EPIPE instead. (Children start with
+    /// every signal at its default.)
+    private static let brokenPipesIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    deinit { shared.closeInput() }
 
     /// Writes `data` to the child's standard input.
     package func write(_ data: Data) throws {
@@ -203,8 +211,9 @@ package final class SpawnedChild: @unchecked Sendable {  // set up in init; inpu
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
             throw Failure(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34 or later is needed)")
         }
-        guard unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3) == 0 else {
-            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np failed: \(String(cString: strerror(errno)))")
+        let status = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+        guard status == 0 else {
+            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np failed: \(String(cString: strerror(status)))")
         }
     }
 #else
@@ -291,32 +300,35 @@ extension SpawnedChild.Termination {
     }
 }
 
-/// What the child's owner and its watching thread share, under a lock: the parent's end of the
-/// child's standard input (-1 once closed, or when not piped) and whether the child was reaped.
+/// What the child's owner and its watching thread share: the parent's end of the child's
+/// standard input (-1 once closed, or when not piped) under one lock, held through a write, and
+/// whether the child was reaped under another, so a write blocked on a full pipe holds up neither
+/// the reaping nor a signal.
 private final class Shared: @unchecked Sendable {
-    private let lock = NSLock()
+    private let inputLock = NSLock()
     private var input: Int32
+    private let reapLock = NSLock()
     private var reaped = false
 
     init(input: Int32) { self.input = input }
 
     func withInput<T>(_ body: (Int32) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        inputLock.lock()
+        defer { inputLock.unlock() }
         return try body(input)
     }
 
     func closeInput() {
-        lock.lock()
-        defer { lock.unlock() }
+        inputLock.lock()
+        defer { inputLock.unlock() }
         if input >= 0 { _ = Glibc.close(input) }
         input = -1
     }
 
     /// Reaps `pid` if it exited (never waits); its termination then.
     func reap(_ pid: pid_t) -> SpawnedChild.Termination? {
-        lock.lock()
-        defer { lock.unlock() }
+        reapLock.lock()
+        defer { reapLock.unlock() }
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
         if result == pid {
@@ -331,8 +343,8 @@ private final class Shared: @unchecked Sendable {
     }
 
     func unlessReaped(_ body: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
+        reapLock.lock()
+        defer { reapLock.unlock() }
         if !reaped { body() }
     }
 }

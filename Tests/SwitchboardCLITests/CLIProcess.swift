@@ -26,9 +26,6 @@ final class CLIProcess: @unchecked Sendable {
     private var termination: SpawnedChild.Termination?
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// The child's process id.
-    var processIdentifier: Int32 { child.pid }
-
     init(_ arguments: [String], environment: [String: String] = [:]) async throws {
         var merged = ProcessInfo.processInfo.environment
         merged["SWITCHBOARD_TRANSPORT"] = nil
@@ -42,6 +39,9 @@ final class CLIProcess: @unchecked Sendable {
             output: { [weak self] in self?.receiveOut($0) }, error: { [weak self] in self?.receiveErr($0) },
             exited: { [weak self] in self?.processExited($0) })
     }
+
+    /// Sends SIGINT (Ctrl-C), unless the process was reaped already.
+    func interrupt() { child.send(signal: SIGINT) }
 
     /// Waits until stdout holds at least `count` lines, or the process ended.
     func lines(atLeast count: Int) async -> [String] {

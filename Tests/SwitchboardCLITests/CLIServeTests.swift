@@ -12,7 +12,7 @@ struct CLIServeTests {
         #expect(lines.first?.hasPrefix("Switchboard emulator on 127.0.0.1:") == true)
         #expect(lines.contains { $0.contains("ws://127.0.0.1:") && $0.contains("/event/realtime") })
         #expect(lines.contains { $0.contains("/graphql") })
-        kill(cli.processIdentifier, SIGINT)
+        cli.interrupt()
         let result = await cli.finish()
         #expect(result.status == 0, "stderr: \(result.err)")
     }
@@ -38,7 +38,7 @@ struct CLIServeTests {
         let untrusted = await (try await CLIProcess(publish)).finish()
         #expect(untrusted.status != 0)
         #expect(untrusted.err.contains("network"), "stderr: \(untrusted.err)")
-        kill(cli.processIdentifier, SIGINT)
+        cli.interrupt()
         #expect(await cli.finish().status == 0)
     }
 

@@ -138,7 +138,7 @@ struct CLIShadowTests {
             #expect(body.contains("switchboard_shadow_divergence_ratio 0"))
             #expect(body.contains(#"switchboard_shadow_connected{side="legacy"} 1"#))
             #expect(body.contains(#"switchboard_shadow_latency_difference_seconds{stream="role",quantile="0.99"}"#))
-            kill(cli.processIdentifier, SIGINT)
+            cli.interrupt()
             let result = await cli.finish()
             #expect(result.status == 0, "stderr: \(result.err)")
             #expect(result.out.contains { $0.hasPrefix("final shadow after") })

@@ -55,6 +55,14 @@ struct SpawnedChildTests {
         #expect(throws: SpawnedChild.Failure.self) { try child.write(Data("late".utf8)) }
     }
 
+    @Test("writing to a child that is gone fails with an error, not SIGPIPE")
+    func brokenPipe() async throws {
+        let gathered = Gathered()
+        let child = try gathered.start("/bin/true", [], pipeInput: true)
+        _ = try await gathered.termination()
+        #expect(throws: SpawnedChild.Failure.self) { try child.write(Data(repeating: 0x61, count: 1 << 20)) }
+    }
+
     @Test("a signal ends it and is reported as such; after it was reaped, signals go nowhere")
     func signal() async throws {
         let gathered = Gathered()
