@@ -27,23 +27,30 @@ struct ConnectionWindow: Equatable {
     /// no subscription on the connection yet), so an estimate a little late costs nothing.
     ///
     /// For a `stream` whose start went out after the connection opened, the window opens for it
-    /// then, read earlier by the estimate's uncertainty: the server puts the subscription in
-    /// place moments after the start goes out, so an opening read late would leave out events
-    /// that did arrive live, and their fetched copies would be delivered twice. Without it, on a
-    /// busy client the window of the last subscriptions started opens one hop of the event loop
-    /// per earlier start too soon, and an equal value logged in that time is taken for a copy.
+    /// then, read earlier by the estimate's uncertainty and by ``fanOutMargin``: the server puts
+    /// the subscription in place moments after the start goes out, and may send an event some
+    /// time after it logged it, so an opening read late would leave out events that did arrive
+    /// live, and their fetched copies would be delivered twice. Without it, on a busy client the
+    /// window of the last subscriptions started opens one hop of the event loop per earlier
+    /// start too soon, and an equal value logged in that time is taken for a copy.
     func mayCarry(loggedAt: Date, stream: StreamID? = nil, backendTime: BackendTimeEstimate) -> Bool {
         let logged = Self.milliseconds(loggedAt, .down)
         var opening = Self.milliseconds(backendTime.reading(at: opened).time, .down)
         if let stream, let start = started[stream] {
             let reading = backendTime.reading(at: start)
-            opening = max(opening, Self.milliseconds(reading.time.addingTimeInterval(-reading.uncertainty.seconds), .down))
+            let earliest = reading.time.addingTimeInterval(-reading.uncertainty.seconds - Self.fanOutMargin.seconds)
+            opening = max(opening, Self.milliseconds(earliest, .down))
         }
         guard logged >= opening else { return false }
         guard let closed else { return true }
         let close = backendTime.reading(at: closed)
         return logged <= Self.milliseconds(close.time.addingTimeInterval(close.uncertainty.seconds), .up)
     }
+
+    /// How long a backend may take from logging an event to sending it to the subscriptions in
+    /// place then, at most, as far as a subscription's window is concerned: an event logged this
+    /// long before a subscription's start may still arrive on it.
+    static let fanOutMargin = Duration.milliseconds(25)
 
     /// `date` in whole milliseconds since 1970, rounded by `rule`. A `Date` holds seconds since
     /// 2001 in a `Double`, so a time read as 100 ms can come out 99.9999998 ms after 1970's
@@ -64,10 +71,11 @@ struct ConnectionWindow: Equatable {
 /// run of the log, and connections follow one another), so copies are matched in log order
 /// behind a cursor; and a connection carries only events logged while it was open, so a copy
 /// arriving on it matches only a fetched event logged within its ``ConnectionWindow``. An event
-/// missed in a gap is logged between two windows and never matches. What stays ambiguous is an
-/// event logged after a connection opened but before the server had its subscription in place
-/// (it never arrives live): a later event with equal fields arriving first on that connection
-/// is taken for its copy.
+/// missed in a gap is logged between two windows and never matches. A stream whose subscription
+/// started after the connection opened has its window open then (``ConnectionWindow/started``).
+/// What stays ambiguous is an event logged after a subscription's start (less the margins) but
+/// before the server had the subscription in place (it never arrives live): a later event with
+/// equal fields arriving first on that connection is taken for its copy.
 struct LegacyCopies {
     private struct Fetched {
         var key: FingerprintKey

@@ -78,9 +78,10 @@ extension BackendNotifier {
         subscriptions.send(commands, to: transport, logger: logger) { report($0, streams: $1) }
     }
 
-    /// Handles what the current transport reported; `stamp` is when a state change was reported
-    /// (a moment of ``backendClock``'s timeline; nil: now), which bounds when connections opened
-    /// and closed for matching legacy live copies.
+    /// Handles what the current transport reported; `stamp` is when a state change or an
+    /// established subscription was reported (a moment of ``backendClock``'s timeline; nil: now),
+    /// which bounds when connections opened and closed, and when subscriptions started, for
+    /// matching legacy live copies.
     func handle(_ event: TransportEvent, seenAt stamp: Duration?) {
         switch event {
         case .connectionStateChanged(let state):
