@@ -157,13 +157,18 @@ extension SoakRun {
         }
 
         /// Publishes at the configured rate from `begin`, each tick what fell due (a late tick
-        /// catches up at most twice a tick's worth, see ``PublishSchedule``), until all
+        /// catches up at no more than twice the rate, see ``PublishSchedule``), until all
         /// `rate × duration` events are out.
         private func publish(from begin: ContinuousClock.Instant) async throws {
-            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration, tick: server.publishTick)
+            var schedule = PublishSchedule(rate: configuration.rate, duration: configuration.duration)
+            var lastSend = Duration.zero
             while !schedule.isDone {
-                let due = schedule.due(at: ContinuousClock.now - begin)
-                if !due.isEmpty { try await publish(due) }
+                let due = schedule.due(at: ContinuousClock.now - begin, lastSend: lastSend)
+                if !due.isEmpty {
+                    let started = ContinuousClock.now
+                    try await publish(due)
+                    lastSend = ContinuousClock.now - started
+                }
                 if !schedule.isDone { try await Task.sleep(for: server.publishTick) }
             }
             state.withLock { $0.publishing = (schedule.sent, schedule.largestLag) }
