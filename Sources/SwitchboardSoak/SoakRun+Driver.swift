@@ -191,14 +191,31 @@ extension SoakRun {
             var plan = ChaosPlan(
                 seed: configuration.seed, kinds: configuration.faults, pause: configuration.faultPause,
                 longestStall: Int(configuration.keepAliveInterval.seconds * 4000))
-            while true {
-                let (pause, fault) = plan.next()
-                guard ContinuousClock.now + pause < end else { return }
-                try await Task.sleep(for: pause)
-                try await inject(fault)
+            // A latency fault lasts a while before it is lifted: lifted in a child task, so the
+            // next fault's pause starts at once (a 4 s run would otherwise spend half its time
+            // waiting inside one fault). The emulator has one latency setting: a later latency
+            // fault may be lifted early by an earlier one's lifting.
+            try await withThrowingTaskGroup(of: Void.self) { lifting in
+                while true {
+                    let (pause, fault) = plan.next()
+                    guard ContinuousClock.now + pause < end else { break }
+                    try await Task.sleep(for: pause)
+                    if case .latency(let latency, let lasting) = fault {
+                        try await server.send(.latency(latency))
+                        state.withLock { $0.faults[fault.kind, default: 0] += 1 }
+                        lifting.addTask {
+                            try await Task.sleep(for: lasting)
+                            try await server.send(.latency(nil))
+                        }
+                    } else {
+                        try await inject(fault)
+                    }
+                }
+                try await lifting.waitForAll()
             }
         }
 
+        /// Injects one fault (a latency fault is lifted after it lasted).
         private func inject(_ fault: ChaosFault) async throws {
             switch fault {
             case .drop(let code): try await server.send(.drop(code: code, reason: "soak"))
