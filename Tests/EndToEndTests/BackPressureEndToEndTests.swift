@@ -9,8 +9,9 @@ import Testing
 
 extension BackendNotifier {
     /// Keeps the actor busy until `release` is signalled (at most `limit`): what a notifier
-    /// behind a slow phone's main work looks like to its transport.
-    func holdBusy(until release: DispatchSemaphore, atMost limit: DispatchTime) {
+    /// behind a slow phone's main work looks like to its transport. Sets `holding` once it holds.
+    func holdBusy(until release: DispatchSemaphore, atMost limit: DispatchTime, holding: Observed<Bool>) {
+        holding.update { $0 = true }
         _ = release.wait(timeout: limit)
     }
 }
@@ -58,7 +59,11 @@ struct BackPressureEndToEndTests {
                 }
                 while emulator.subscriptionCount < 1 { try await Task.sleep(for: .milliseconds(2)) }
                 let release = DispatchSemaphore(value: 0)
-                let held = Task { await notifier.holdBusy(until: release, atMost: .now() + .seconds(60)) }
+                let holding = Observed(false)
+                let held = Task { await notifier.holdBusy(until: release, atMost: .now() + .seconds(60), holding: holding) }
+                // Held before the first event is published: a notifier that got to run first on a
+                // quiet machine took every event as it came, and reading never stopped.
+                await holding.wait { $0 }
                 let padding = String(repeating: "p", count: 200)
                 for index in 0..<count {
                     try emulator.publish(
@@ -72,10 +77,17 @@ struct BackPressureEndToEndTests {
                 let budget = connection.inboundBudget
                 var unchanged = 0
                 var last = -1
+                var looks = 0
                 while unchanged < 20 {
                     let now = budget.outstanding
                     unchanged = now == last && now >= limit ? unchanged + 1 : 0
                     last = now
+                    looks += 1
+                    // 30 s at most, then a failure that says what it saw instead of a hang.
+                    guard looks < 3_000 else {
+                        Issue.record("reading was never held at the budget: \(now) bytes outstanding, \(received.value.count) delivered")
+                        break
+                    }
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 #expect(received.value.isEmpty, "the notifier was busy: nothing was delivered yet")
