@@ -164,19 +164,22 @@ package final class SpawnedChild: @unchecked Sendable {  // set up in init; inpu
         var open = readers
         for reader in open { _ = fcntl(reader.fd, F_SETFL, fcntl(reader.fd, F_GETFL) | O_NONBLOCK) }
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        var termination: Termination?
-        while termination == nil {
+        while true {
             // 50 ms at most between looks at the exit; at once when output comes.
             var fds = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             _ = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 50) }
-            termination = shared.reap(pid)
-            // After the exit: everything the child wrote is in the pipes now.
+            let termination = shared.reap(pid)
+            // Drained after the reap: once the child exited, everything it wrote is in the pipes.
             open.removeAll { reader in
-                drain(reader.fd, into: &buffer, sink: reader.sink) ? false : { _ = close(reader.fd); return true }()
+                if drain(reader.fd, into: &buffer, sink: reader.sink) { return false }
+                close(reader.fd)
+                return true
             }
+            guard let termination else { continue }
+            for reader in open { close(reader.fd) }
+            exited(termination)
+            return
         }
-        for reader in open { close(reader.fd) }
-        exited(termination!)
     }
 
     /// Hands on what `fd` holds now; false at its end of file (or an error).
